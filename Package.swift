@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "geoledger",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "geoledger", targets: ["geoledger"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Pure domain: no I/O.
+        .target(name: "Geo"),
+        .target(name: "LocationEvents", dependencies: ["Geo"]),
+
+        // Infrastructure: knows nothing of locations.
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+
+        // Application.
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"]),
+        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
+        .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
+
+        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
+
+        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
