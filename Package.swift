@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
 
         // Application.
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
         .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
 
@@ -29,7 +29,8 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres"]),
+        .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

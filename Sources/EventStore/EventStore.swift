@@ -1,1 +1,178 @@
-// EventStore module
+import Foundation
+import Postgres
+
+/// The append-only, hash-chained event log in PostgreSQL.
+///
+/// Every append takes one transaction-scoped advisory lock, so appends are serialised: global positions are
+/// assigned gap-free and become visible in position order, and a reader polling "after position P" never
+/// misses an event that commits later with a smaller position.
+public struct EventStore: Sendable {
+    /// Arbitrary, fixed: the advisory lock key that serialises appends.
+    static let appendLockKey: Int64 = 0x6765_6f6c_6170_7064
+
+    public init() {}
+
+    /// Appends a batch in one transaction.
+    /// - Parameters:
+    ///   - events: in order; each is checked against its stream's version as left by the events before it.
+    ///   - atomic: when true, one failed event writes nothing at all.
+    ///   - hooks: domain rules and projections, run in the same transaction.
+    /// - Returns: one result per event, in order.
+    public func append(
+        _ events: [NewEvent], atomic: Bool = false, hooks: (any AppendHooks)? = nil, on connection: Connection
+    ) throws -> [AppendResult] {
+        guard !events.isEmpty else { return [] }
+        return try connection.transaction { transaction in
+            try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
+            var plan = try AppendPlan(
+                events: events,
+                stored: try storedEvents(ids: events.map(\.eventId), on: transaction),
+                heads: try streamHeads(Set(events.map(\.stream)), on: transaction),
+                nextPosition: try nextPosition(on: transaction),
+                recordedAt: Timestamp.now())
+            let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
+            plan.decide(rule)
+            if atomic && plan.hasFailures {
+                throw AtomicBatchFailed(results: plan.atomicResults)
+            }
+            try insert(plan.recorded, recordedAt: plan.recordedAt, on: transaction)
+            try updateHeads(plan.heads, touched: Set(plan.recorded.map(\.stream)), on: transaction)
+            try hooks?.didAppend(plan.recorded, on: transaction)
+            return plan.results
+        }
+    }
+
+    /// Like ``append(_:atomic:hooks:on:)`` with `atomic: true`, but answers a failed batch with its results
+    /// instead of throwing.
+    public func appendAtomically(
+        _ events: [NewEvent], hooks: (any AppendHooks)? = nil, on connection: Connection
+    ) throws -> [AppendResult] {
+        do {
+            return try append(events, atomic: true, hooks: hooks, on: connection)
+        } catch let failed as AtomicBatchFailed {
+            return failed.results
+        }
+    }
+
+    /// Events after a global position, in position order.
+    public func readAll(after position: Int64, limit: Int, on connection: Connection) throws -> [RecordedEvent] {
+        try connection.query(
+            "SELECT \(Self.columns) FROM events WHERE position > $1 ORDER BY position LIMIT $2",
+            [position, limit]
+        ).map(Self.recordedEvent)
+    }
+
+    /// Events of one stream from a version on, in version order.
+    public func readStream(_ stream: String, fromVersion: Int64 = 0, limit: Int = 1000, on connection: Connection) throws -> [RecordedEvent] {
+        try connection.query(
+            "SELECT \(Self.columns) FROM events WHERE stream = $1 AND version >= $2 ORDER BY version LIMIT $3",
+            [stream, fromVersion, limit]
+        ).map(Self.recordedEvent)
+    }
+
+    /// The last global position, 0 when the log is empty.
+    public func headPosition(on connection: Connection) throws -> Int64 {
+        try nextPosition(on: connection) - 1
+    }
+
+    static let columns = """
+        position, event_id, stream, version, type, data::text, metadata::text, \
+        to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), hash
+        """
+
+    static func recordedEvent(_ row: Row) throws -> RecordedEvent {
+        let recordedAt = try row.decode(7, as: String.self)
+        guard let timestamp = Timestamp(iso: recordedAt) else {
+            throw PostgresError(kind: .decoding, message: "recorded_at \(recordedAt) is not an ISO timestamp")
+        }
+        return RecordedEvent(
+            position: try row.decode(0), eventId: try row.decode(1), stream: try row.decode(2),
+            version: try row.decode(3), type: try row.decode(4),
+            data: Data(try row.decode(5, as: String.self).utf8),
+            metadata: Data(try row.decode(6, as: String.self).utf8),
+            recordedAt: timestamp.date, hash: try row.decode(8, as: [UInt8].self))
+    }
+
+    private func storedEvents(ids: [UUID], on connection: Connection) throws -> [UUID: StoredIdentity] {
+        var stored: [UUID: StoredIdentity] = [:]
+        let rows = try connection.query(
+            "SELECT event_id, stream, version, position, type, data::text FROM events WHERE event_id = ANY($1::uuid[])",
+            [ids])
+        for row in rows {
+            stored[try row.decode(0)] = StoredIdentity(
+                stream: try row.decode(1), version: try row.decode(2), position: try row.decode(3),
+                type: try row.decode(4), data: Data(try row.decode(5, as: String.self).utf8))
+        }
+        return stored
+    }
+
+    private func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
+        var heads: [String: StreamHead] = [:]
+        let rows = try connection.query(
+            "SELECT stream, version, hash, position FROM streams WHERE stream = ANY($1::text[])", [Array(streams)])
+        for row in rows {
+            heads[try row.decode(0)] = StreamHead(
+                version: try row.decode(1), hash: try row.decode(2), position: try row.decode(3))
+        }
+        return heads
+    }
+
+    private func nextPosition(on connection: Connection) throws -> Int64 {
+        guard let row = try connection.query("SELECT coalesce(max(position), 0) + 1 FROM events").first(where: { _ in true }) else {
+            return 1
+        }
+        return try row.decode(0)
+    }
+
+    private func insert(_ events: [RecordedEvent], recordedAt: Timestamp, on connection: Connection) throws {
+        guard !events.isEmpty else { return }
+        try connection.query(
+            """
+            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash)
+            SELECT position, event_id, stream, version, type, data, metadata, $8::timestamptz, hash
+            FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[], $9::bytea[])
+                AS batch (position, event_id, stream, version, type, data, metadata, hash)
+            """,
+            [
+                events.map(\.position), events.map(\.eventId), events.map(\.stream), events.map(\.version),
+                events.map(\.type), events.map { String(decoding: $0.data, as: UTF8.self) },
+                events.map { String(decoding: $0.metadata, as: UTF8.self) },
+                recordedAt.iso, events.map(\.hash),
+            ])
+    }
+
+    private func updateHeads(_ heads: [String: StreamHead], touched: Set<String>, on connection: Connection) throws {
+        guard !touched.isEmpty else { return }
+        let streams = touched.sorted()
+        let touchedHeads = streams.compactMap { heads[$0] }
+        try connection.query(
+            """
+            INSERT INTO streams (stream, version, hash, position)
+            SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[])
+            ON CONFLICT (stream) DO UPDATE
+                SET version = excluded.version, hash = excluded.hash, position = excluded.position
+            """,
+            [streams, touchedHeads.map(\.version), touchedHeads.map(\.hash), touchedHeads.map(\.position)])
+    }
+}
+
+/// Thrown inside the transaction to roll an atomic batch back; carries the answers.
+struct AtomicBatchFailed: Error {
+    let results: [AppendResult]
+}
+
+/// What identifies an event already stored, for the idempotency check.
+struct StoredIdentity {
+    let stream: String
+    let version: Int64
+    let position: Int64
+    let type: String
+    let data: Data
+}
+
+/// The last event of a stream.
+struct StreamHead {
+    var version: Int64
+    var hash: [UInt8]
+    var position: Int64
+}

@@ -1,0 +1,58 @@
+# Geoledger. `make run` and `make test` are all you need; see README.md.
+SWIFT      ?= swift
+BIN        := .build/debug/geoledger
+RELEASE    := .build/release
+TEST_DIR   := .build/test-cluster
+TEST_PORT  ?= 55439
+
+.PHONY: run test bench build release deps db-start db-stop db-status migrate clean fmt
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# The private cluster under .data/ unless DATABASE_URL is set; migrate; then run the service.
+run: build
+	@if [ -z "$$DATABASE_URL" ]; then \
+		url=$$($(BIN) db start) || exit 1; export DATABASE_URL="$$url"; \
+		echo "DATABASE_URL=$$url"; \
+	fi; \
+	$(BIN) migrate && $(BIN) verify && $(BIN) db status || true
+
+# A throwaway cluster for the test run, stopped and removed even when tests fail.
+test: deps
+	$(SWIFT) build --build-tests
+	@rm -rf $(TEST_DIR); \
+	url=$$($(BIN) db start --dir $(TEST_DIR) --port $(TEST_PORT) --throwaway) || exit 1; \
+	trap '$(BIN) db stop --dir $(TEST_DIR) --port $(TEST_PORT) >/dev/null; rm -rf $(TEST_DIR)' EXIT; \
+	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" $(SWIFT) test --skip-build
+
+bench: release
+	@rm -rf $(TEST_DIR)-bench; \
+	url=$$($(RELEASE)/geoledger db start --dir $(TEST_DIR)-bench --port $$(($(TEST_PORT)+1)) --throwaway) || exit 1; \
+	trap '$(RELEASE)/geoledger db stop --dir $(TEST_DIR)-bench --port $$(($(TEST_PORT)+1)) >/dev/null; rm -rf $(TEST_DIR)-bench' EXIT; \
+	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all
+
+db-start: build
+	@$(BIN) db start
+
+db-stop: build
+	@$(BIN) db stop
+
+db-status: build
+	@$(BIN) db status
+
+migrate: build
+	@$(BIN) migrate
+
+fmt:
+	@command -v swift-format >/dev/null && swift-format format -i -r Sources Tests || $(SWIFT) format -i -r Sources Tests
+
+clean:
+	-@[ -x $(BIN) ] && $(BIN) db stop >/dev/null 2>&1; true
+	rm -rf .build .data

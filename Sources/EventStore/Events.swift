@@ -1,0 +1,78 @@
+import Foundation
+import Postgres
+
+/// What a writer expects of a stream before its event is appended.
+public enum ExpectedVersion: Sendable, Hashable {
+    /// Append whatever the stream's state.
+    case any
+    /// The stream must not exist yet.
+    case noStream
+    /// The stream's last event must have exactly this version (the first event of a stream has version 0).
+    case exact(Int64)
+}
+
+/// An event to append. `data` and `metadata` are canonical JSON: the exact bytes are stored and hashed.
+public struct NewEvent: Sendable, Equatable {
+    /// Chosen by the client; the idempotency key.
+    public var eventId: UUID
+    public var stream: String
+    public var type: String
+    /// What the client submitted. Two events with one id are the same event when stream, type and data are equal.
+    public var data: Data
+    /// What the server added. Not part of the idempotency comparison: a resend computes it anew.
+    public var metadata: Data
+    public var expectedVersion: ExpectedVersion
+
+    public init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion = .any) {
+        self.eventId = eventId
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.metadata = metadata
+        self.expectedVersion = expectedVersion
+    }
+}
+
+/// An event as stored in the log.
+public struct RecordedEvent: Sendable, Equatable {
+    public var position: Int64
+    public var eventId: UUID
+    public var stream: String
+    public var version: Int64
+    public var type: String
+    public var data: Data
+    public var metadata: Data
+    public var recordedAt: Date
+    public var hash: [UInt8]
+}
+
+/// Why an event was not appended.
+public struct AppendConflict: Sendable, Equatable, Error {
+    /// A stable code: `wrong_expected_version`, `event_id_reused`, or a domain rule's own.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The answer for one event of a batch, in batch order.
+public enum AppendResult: Sendable, Equatable {
+    case appended(stream: String, version: Int64, position: Int64)
+    /// The event id was stored already with the same content; nothing new was written.
+    case duplicate(stream: String, version: Int64, position: Int64)
+    case conflict(AppendConflict)
+    /// The batch was atomic and another event of it failed, so this one was not written either.
+    case notAppended
+}
+
+/// Hooks into an append, run in its transaction under the append lock.
+public protocol AppendHooks {
+    /// Returns the rule that decides, in batch order, each event that passed the version check; a conflict
+    /// rejects it. The returned closure sees only the events admitted before it, so it keeps its own state.
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict?
+    /// Writes what follows from the appended events (the projections), before commit.
+    func didAppend(_ events: [RecordedEvent], on connection: Connection) throws
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// A private PostgreSQL cluster in a folder of its own (initdb + pg_ctl), reachable only through a Unix
+/// socket inside that folder. When run as root, the server runs as the `postgres` user, as PostgreSQL requires.
+///
+/// Layout: `<folder>/pgdata` (the cluster), `<folder>/socket` (the socket), `<folder>/server.log`.
+public struct LocalCluster: Sendable {
+    public let folder: URL
+    public let port: Int
+    public let database: String
+
+    public init(folder: URL, port: Int = 5432, database: String = "geoledger") {
+        self.folder = folder.standardizedFileURL
+        self.port = port
+        self.database = database
+    }
+
+    var dataDirectory: URL { folder.appendingPathComponent("pgdata") }
+    var socketDirectory: URL { folder.appendingPathComponent("socket") }
+    var logFile: URL { folder.appendingPathComponent("server.log") }
+
+    /// The connection URL of the cluster's database.
+    public var url: String {
+        "postgresql:///\(database)?host=\(socketDirectory.path)&port=\(port)&user=postgres"
+    }
+
+    public var configuration: PostgresConfiguration { PostgresConfiguration(connectionString: url) }
+
+    public enum State: Sendable, Equatable {
+        case notInitialised, stopped, running
+    }
+
+    public func state() throws -> State {
+        guard FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) else {
+            return .notInitialised
+        }
+        let result = try run(try Self.binary("pg_ctl"), ["status", "-D", dataDirectory.path])
+        return result.status == 0 ? .running : .stopped
+    }
+
+    /// Initialises the cluster when needed, starts it, and creates the database when missing.
+    /// - Parameter durable: false turns fsync off, for throwaway test clusters.
+    public func start(durable: Bool = true) throws {
+        if try state() == .notInitialised { try initialise(durable: durable) }
+        if try state() != .running {
+            let result = try run(
+                try Self.binary("pg_ctl"), ["start", "-w", "-t", "60", "-D", dataDirectory.path, "-l", logFile.path])
+            guard result.status == 0 else {
+                throw LocalClusterError.commandFailed("pg_ctl start", output: result.output + tail(of: logFile))
+            }
+        }
+        try createDatabaseIfMissing()
+    }
+
+    public func stop() throws {
+        guard try state() == .running else { return }
+        let result = try run(try Self.binary("pg_ctl"), ["stop", "-w", "-m", "fast", "-D", dataDirectory.path])
+        guard result.status == 0 else { throw LocalClusterError.commandFailed("pg_ctl stop", output: result.output) }
+    }
+
+    private func initialise(durable: Bool) throws {
+        let files = FileManager.default
+        try files.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
+        try files.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
+        if Self.isRoot {
+            try chownToPostgres([folder, socketDirectory, dataDirectory])
+        }
+        let result = try run(
+            try Self.binary("initdb"),
+            ["-D", dataDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions"])
+        guard result.status == 0 else { throw LocalClusterError.commandFailed("initdb", output: result.output) }
+        var settings = """
+
+            # Geoledger's private cluster: Unix socket only, inside its own folder.
+            listen_addresses = ''
+            unix_socket_directories = '\(socketDirectory.path)'
+            unix_socket_permissions = 0700
+            port = \(port)
+            max_connections = 100
+            shared_buffers = 256MB
+
+            """
+        if !durable { settings += "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n" }
+        let handle = try FileHandle(forWritingTo: dataDirectory.appendingPathComponent("postgresql.conf"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(settings.utf8))
+        try handle.close()
+    }
+
+    private func createDatabaseIfMissing() throws {
+        let connection = try Connection.connect(configuration.withDatabase("postgres"))
+        let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]).count > 0
+        if !exists {
+            try connection.execute("CREATE DATABASE \(Self.quoteIdentifier(database))")
+        }
+    }
+
+    static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private func chownToPostgres(_ urls: [URL]) throws {
+        guard let user = getpwnam("postgres") else {
+            throw LocalClusterError.noPostgresUser
+        }
+        for url in urls where chown(url.path, user.pointee.pw_uid, user.pointee.pw_gid) != 0 {
+            throw LocalClusterError.commandFailed("chown \(url.path)", output: String(cString: strerror(errno)))
+        }
+        // The server must reach its folder: every parent needs the execute bit for others.
+        var parent = folder.deletingLastPathComponent()
+        while parent.path != "/" {
+            var info = stat()
+            if stat(parent.path, &info) == 0 && info.st_mode & S_IXOTH == 0 {
+                throw LocalClusterError.unreachableFolder(parent.path)
+            }
+            parent = parent.deletingLastPathComponent()
+        }
+    }
+
+    static var isRoot: Bool { geteuid() == 0 }
+
+    /// Finds a PostgreSQL server program on PATH or in Debian's versioned folders, newest first.
+    static func binary(_ name: String) throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        var candidates = path.split(separator: ":").map { "\($0)/\(name)" }
+        let debian = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: debian)) ?? []
+        candidates += versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "\(debian)/\($0)/bin/\(name)" }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw LocalClusterError.missingProgram(name)
+        }
+        return found
+    }
+
+    /// Runs a server program, as the postgres user when we are root; returns its exit status and output.
+    private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        if Self.isRoot {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", "postgres", "--", program] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private func tail(of file: URL) -> String {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return "" }
+        return "\n" + text.split(separator: "\n").suffix(10).joined(separator: "\n")
+    }
+}
+
+public enum LocalClusterError: Error, CustomStringConvertible {
+    case missingProgram(String)
+    case noPostgresUser
+    case unreachableFolder(String)
+    case commandFailed(String, output: String)
+
+    public var description: String {
+        switch self {
+        case .missingProgram(let name):
+            return "\(name) was not found on PATH nor in /usr/lib/postgresql/*/bin; install it with: apt-get install postgresql"
+        case .noPostgresUser:
+            return "running as root, but there is no 'postgres' user to run the server as; install it with: apt-get install postgresql"
+        case .unreachableFolder(let path):
+            return "the postgres user cannot enter \(path) (no execute bit for others); put the cluster elsewhere or chmod o+x \(path)"
+        case .commandFailed(let command, let output):
+            return "\(command) failed:\n\(output.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+    }
+}
