@@ -8,7 +8,7 @@ struct Timestamp: Equatable {
     static func now() -> Timestamp { Timestamp(date: Date()) }
 
     init(date: Date) {
-        microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS.ffffffZ`, the form ``iso`` writes and the store reads back.

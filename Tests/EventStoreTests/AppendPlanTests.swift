@@ -1,0 +1,45 @@
+@testable import EventStore
+import Foundation
+import Testing
+
+@Suite("Version checks")
+struct AppendPlanTests {
+    let head = StreamHead(version: 4, hash: EventHash.genesis, position: 9)
+
+    @Test func anyAcceptsEverything() {
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .any), head: nil) == nil)
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .any), head: head) == nil)
+    }
+
+    @Test func noStreamNeedsAnAbsentStream() {
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .noStream), head: nil) == nil)
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .noStream), head: head)?.message
+            == "stream s-1 is at version 4, expected no stream")
+    }
+
+    @Test func exactNeedsThatVersion() {
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .exact(4)), head: head) == nil)
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .exact(3)), head: head)?.code == "wrong_expected_version")
+        #expect(AppendPlan.checkVersion(event("s-1", expected: .exact(0)), head: nil)?.message
+            == "stream s-1 does not exist, expected version 0")
+    }
+
+    @Test("timestamps survive the text round trip at microsecond precision")
+    func timestampRoundTrip() {
+        let stamp = Timestamp(date: Date(timeIntervalSince1970: 1_764_410_400.123456))
+        #expect(stamp.iso == "2025-11-29T10:00:00.123456Z")
+        #expect(Timestamp(iso: stamp.iso) == stamp)
+    }
+
+    @Test("canonical bytes are a sorted-key JSON object covering every stored column")
+    func canonicalBytes() throws {
+        let id = UUID(uuidString: "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40")!
+        let bytes = EventHash.canonicalBytes(
+            position: 7, eventId: id, stream: "m-\"1", version: 2, type: "T",
+            recordedAt: Timestamp(iso: "2026-11-29T10:00:00.000001Z")!, data: Data("{\"a\":1}".utf8),
+            metadata: Data("{}".utf8))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text == #"{"data":{"a":1},"eventId":"0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40","metadata":{},"position":7,"recordedAt":"2026-11-29T10:00:00.000001Z","stream":"m-\"1","type":"T","version":2}"#)
+        #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
+    }
+}

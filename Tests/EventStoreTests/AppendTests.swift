@@ -1,0 +1,124 @@
+import DatabaseTestSupport
+import EventStore
+import Foundation
+import Postgres
+import Testing
+
+@Suite("Appending events")
+struct AppendTests {
+    let store = EventStore()
+
+    @Test("versions are gap-free per stream and positions gap-free across streams")
+    func versionsAndPositions() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let results = try store.append(
+            [event("a-1", 1), event("b-1", 2), event("a-1", 3)], on: connection)
+        #expect(results == [
+            .appended(stream: "a-1", version: 0, position: 1),
+            .appended(stream: "b-1", version: 0, position: 2),
+            .appended(stream: "a-1", version: 1, position: 3),
+        ])
+        let more = try store.append([event("a-1", 4)], on: connection)
+        #expect(more == [.appended(stream: "a-1", version: 2, position: 4)])
+        #expect(try store.readStream("a-1", on: connection).map(\.version) == [0, 1, 2])
+        #expect(try store.readAll(after: 1, limit: 2, on: connection).map(\.position) == [2, 3])
+    }
+
+    @Test("expected version: no stream, exact, and the conflict that names the stream's version")
+    func expectedVersion() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        #expect(try store.append([event("s-1", expected: .noStream)], on: connection)[0].isAppended)
+        let again = try store.append([event("s-1", expected: .noStream)], on: connection)
+        #expect(again == [.conflict(AppendConflict(
+            code: "wrong_expected_version", message: "stream s-1 is at version 0, expected no stream"))])
+        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection)[0].isAppended)
+        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection)[0].conflictCode == "wrong_expected_version")
+        #expect(try store.append([event("s-2", expected: .exact(0))], on: connection)[0].conflictCode == "wrong_expected_version")
+    }
+
+    @Test("resending a batch gives duplicates with the original positions; other content under one id is a conflict")
+    func idempotency() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let batch = [event("a-1", 1), event("a-1", 2), event("b-1", 3)]
+        let first = try store.append(batch, on: connection)
+        let second = try store.append(batch, on: connection)
+        #expect(second == [
+            .duplicate(stream: "a-1", version: 0, position: 1),
+            .duplicate(stream: "a-1", version: 1, position: 2),
+            .duplicate(stream: "b-1", version: 0, position: 3),
+        ])
+        #expect(first.map(\.position) == second.map(\.position))
+        var changed = batch[0]
+        changed.data = Data("{\"n\":99}".utf8)
+        #expect(try store.append([changed], on: connection)[0].conflictCode == "event_id_reused")
+        var moved = batch[1]
+        moved.stream = "c-1"
+        #expect(try store.append([moved], on: connection)[0].conflictCode == "event_id_reused")
+        #expect(try store.headPosition(on: connection) == 3)
+        let count = try connection.query("SELECT count(*) FROM events").first { _ in true }?.decode(0, as: Int.self)
+        #expect(count == 3)
+    }
+
+    @Test("the same id twice in one batch is stored once")
+    func duplicateWithinBatch() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let one = event("a-1", 1)
+        var other = one
+        other.data = Data("{\"n\":2}".utf8)
+        let results = try store.append([one, one, other], on: connection)
+        #expect(results[0] == .appended(stream: "a-1", version: 0, position: 1))
+        #expect(results[1] == .duplicate(stream: "a-1", version: 0, position: 1))
+        #expect(results[2].conflictCode == "event_id_reused")
+        #expect(try store.headPosition(on: connection) == 1)
+    }
+
+    @Test("an atomic batch with one conflict writes nothing")
+    func atomic() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let results = try store.appendAtomically(
+            [event("a-1", 1), event("b-1", 2, expected: .exact(5))], on: connection)
+        #expect(results[0] == .notAppended)
+        #expect(results[1].conflictCode == "wrong_expected_version")
+        #expect(try store.headPosition(on: connection) == 0)
+        #expect(try store.readStream("a-1", on: connection).isEmpty)
+    }
+
+    @Test("domain rules from hooks reject events and see the batch's earlier events; projections run in the transaction")
+    func hooks() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        try connection.execute("CREATE TABLE seen (position bigint PRIMARY KEY)")
+        let results = try store.append(
+            [event("a-1", 1), event("a-1", 2), event("a-1", 3)], hooks: AtMostTwoPerStream(), on: connection)
+        #expect(results.map(\.isAppended) == [true, true, false])
+        #expect(results[2].conflictCode == "too_many")
+        let seen = try connection.query("SELECT position FROM seen ORDER BY position").map { try $0.decode(0, as: Int64.self) }
+        #expect(seen == [1, 2])
+    }
+}
+
+/// A rule for the test: a stream takes at most two events per batch. Records each appended position.
+struct AtMostTwoPerStream: AppendHooks {
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
+        var counts: [String: Int] = [:]
+        return { event in
+            counts[event.stream, default: 0] += 1
+            return counts[event.stream]! > 2 ? AppendConflict(code: "too_many", message: "two is enough") : nil
+        }
+    }
+
+    func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
+        try connection.query("INSERT INTO seen SELECT unnest($1::bigint[])", [events.map(\.position)])
+    }
+}
