@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQ
 import Foundation
 
 /// Where and how to connect: a libpq connection string, kept as given.

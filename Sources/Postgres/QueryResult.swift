@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQ
 import Foundation
 
 /// Owns one `PGresult` and clears it when the last row referring to it is gone.
