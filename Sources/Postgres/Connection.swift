@@ -80,6 +80,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Runs `body` between BEGIN and COMMIT; rolls back and rethrows when `body` throws.
+    @discardableResult
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         let conn = try handle()
         guard PQtransactionStatus(conn) == PQTRANS_IDLE else {

@@ -56,7 +56,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var isQueryCanceled: Bool { sqlState == "57014" }
     /// The connection is unusable: it failed, broke, or the server is shutting it down.
     public var isConnectionFailure: Bool {
-        kind == .connection || sqlState?.hasPrefix("08") == true || sqlState?.hasPrefix("57P") == true
+        guard kind != .connection else { return true }
+        guard let sqlState else { return false }
+        // Class 08 except protocol_violation (the session survives it); 57P01-03 shutdowns.
+        return (sqlState.hasPrefix("08") && sqlState != "08P01") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
     public var description: String {
