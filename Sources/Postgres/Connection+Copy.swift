@@ -1,0 +1,134 @@
+internal import CLibPQ
+
+extension Connection {
+    /// Runs `COPY ... FROM STDIN` (text format) and streams the rows `write` produces.
+    ///
+    /// Rows are buffered and sent in large chunks. When `write` throws, the COPY is aborted
+    /// (nothing is stored) and the error rethrown.
+    /// - Returns: the number of rows the server stored.
+    public func copyFrom(_ copySQL: String, _ write: (CopyWriter) throws -> Void) throws -> Int {
+        let conn = try handle()
+        guard let start = PQexec(conn, copySQL) else {
+            throw error(from: nil, query: copySQL, kind: .copy)
+        }
+        let started = PQresultStatus(start)
+        guard started == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            if started == PGRES_COMMAND_OK || started == PGRES_TUPLES_OK {
+                throw PostgresError(.copy, "not a COPY ... FROM STDIN statement", query: copySQL)
+            }
+            throw error(from: start, query: copySQL, kind: .copy)
+        }
+        PQclear(start)
+
+        let writer = CopyWriter(connection: self, conn: conn)
+        defer { writer.isFinished = true }
+        do {
+            try write(writer)
+            try writer.flush()
+        } catch {
+            writer.isFinished = true
+            _ = PQputCopyEnd(conn, "COPY aborted by the client")
+            let serverError = finishCopy(conn, query: copySQL).error
+            if let sendError = error as? PostgresError, sendError.kind == .copy, let serverError {
+                throw serverError
+            }
+            throw error
+        }
+        writer.isFinished = true
+        guard PQputCopyEnd(conn, nil) == 1 else {
+            let message = configuration.redact(Self.errorMessage(conn))
+            _ = finishCopy(conn, query: copySQL)
+            throw PostgresError(isOpen ? .copy : .connection, "could not end COPY: \(message)", query: copySQL)
+        }
+        let outcome = finishCopy(conn, query: copySQL)
+        if let error = outcome.error { throw error }
+        return outcome.rows
+    }
+
+    /// Reads the results that end a COPY: the row count, or the first error.
+    private func finishCopy(_ conn: OpaquePointer, query: String) -> (rows: Int, error: PostgresError?) {
+        var rows = 0
+        var firstError: PostgresError?
+        while let result = PQgetResult(conn) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK:
+                rows = Int(String(cString: PQcmdTuples(result))) ?? 0
+            case PGRES_COPY_IN:
+                // Still in COPY after an end we could not send: give up on the connection.
+                close()
+                return (rows, firstError ?? PostgresError(.connection, "COPY could not be ended", query: query))
+            default:
+                if firstError == nil { firstError = error(from: result, query: query, kind: .copy) }
+            }
+        }
+        return (rows, firstError)
+    }
+}
+
+/// Writes rows for `Connection.copyFrom`, escaped by the COPY text format rules.
+/// Valid only inside the `copyFrom` closure.
+public final class CopyWriter {
+    private let connection: Connection
+    private let conn: OpaquePointer
+    private var buffer: [UInt8] = []
+    var isFinished = false
+    /// Rows written so far.
+    public private(set) var rowCount = 0
+
+    static let flushThreshold = 1 << 19
+
+    init(connection: Connection, conn: OpaquePointer) {
+        self.connection = connection
+        self.conn = conn
+        buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
+    }
+
+    /// Appends one row; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
+    /// in the values are escaped.
+    public func row(_ fields: [String?]) throws {
+        guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
+        for (index, field) in fields.enumerated() {
+            if index > 0 { buffer.append(0x09) }
+            guard let field else {
+                buffer.append(0x5C)
+                buffer.append(UInt8(ascii: "N"))
+                continue
+            }
+            for byte in field.utf8 {
+                switch byte {
+                case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
+                case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
+                case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
+                case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
+                case 0x00:
+                    throw PostgresError(.encoding, "COPY field \(index + 1) contains a NUL character, which PostgreSQL text cannot hold")
+                default: buffer.append(byte)
+                }
+            }
+        }
+        buffer.append(0x0A)
+        rowCount += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Appends one row of values in their PostgreSQL text form; `nil` is SQL NULL.
+    public func row(encoding values: [(any PostgresEncodable)?]) throws {
+        try row(Connection.parameterTexts(values))
+    }
+
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        let sent = buffer.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                PQputCopyData(conn, $0, Int32(bytes.count))
+            }
+        }
+        guard sent == 1 else {
+            let message = connection.configuration.redact(Connection.errorMessage(conn))
+            throw PostgresError(.copy, "could not send COPY data: \(message)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// A value sent as a text-format bind parameter.
+public protocol PostgresEncodable {
+    /// The value as PostgreSQL's input function for its type reads it.
+    var postgresText: String { get }
+
+    /// The text of an array of such values. The default writes an array literal; `UInt8`
+    /// overrides it so that `[UInt8]` is sent as `bytea`.
+    static func postgresArrayText(_ elements: [Self]) -> String
+}
+
+extension PostgresEncodable {
+    public static func postgresArrayText(_ elements: [Self]) -> String {
+        ArrayLiteral.encode(elements)
+    }
+}
+
+/// Lets the encoder recognise SQL NULL and nested arrays without public API.
+protocol PostgresNullable {
+    var isPostgresNull: Bool { get }
+}
+
+protocol PostgresArrayValue {}
+
+extension String: PostgresEncodable {
+    public var postgresText: String { self }
+}
+
+extension Substring: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int16: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int32: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int64: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension UInt8: PostgresEncodable {
+    public var postgresText: String { String(self) }
+
+    /// Bytes are `bytea`, not `smallint[]`.
+    public static func postgresArrayText(_ elements: [UInt8]) -> String {
+        ByteaHex.encode(elements)
+    }
+}
+
+extension Double: PostgresEncodable {
+    public var postgresText: String {
+        if isNaN { return "NaN" }
+        if isInfinite { return self < 0 ? "-Infinity" : "Infinity" }
+        return String(self)
+    }
+}
+
+extension Bool: PostgresEncodable {
+    public var postgresText: String { self ? "true" : "false" }
+}
+
+extension UUID: PostgresEncodable {
+    public var postgresText: String { uuidString }
+}
+
+extension Date: PostgresEncodable {
+    /// ISO 8601 in UTC with microseconds, e.g. `2026-11-29T10:00:00.123456Z`, for `timestamptz`.
+    public var postgresText: String { Timestamp.format(self) }
+}
+
+extension Data: PostgresEncodable {
+    /// `bytea` in hex form: `\x0a1b...`.
+    public var postgresText: String { ByteaHex.encode(self) }
+}
+
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    /// Only used inside arrays, where `nil` is written `NULL`; a `nil` parameter is SQL NULL.
+    public var postgresText: String {
+        switch self {
+        case .some(let value): value.postgresText
+        case .none: "NULL"
+        }
+    }
+}
+
+extension Optional: PostgresNullable {
+    var isPostgresNull: Bool { self == nil }
+}
+
+extension Array: PostgresEncodable where Element: PostgresEncodable {
+    public var postgresText: String { Element.postgresArrayText(self) }
+}
+
+extension Array: PostgresArrayValue {}
+
+/// JSON sent as text, for `json` and `jsonb` columns.
+public struct PostgresJSON: PostgresEncodable, PostgresDecodable, Sendable, Equatable {
+    public var data: Data
+
+    public init(_ data: Data) {
+        self.data = data
+    }
+
+    /// Encodes `value` with `encoder`.
+    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
+        self.data = try encoder.encode(value)
+    }
+
+    public var postgresText: String { String(decoding: data, as: UTF8.self) }
+
+    public init(postgresText: String) throws {
+        self.data = Data(postgresText.utf8)
+    }
+}
+
+/// PostgreSQL array literals: `{"a","b \"c\"",NULL}`.
+enum ArrayLiteral {
+    static func encode<Element: PostgresEncodable>(_ elements: [Element]) -> String {
+        var text = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { text += "," }
+            if let nullable = element as? any PostgresNullable, nullable.isPostgresNull {
+                text += "NULL"
+            } else if element is any PostgresArrayValue, !(element is [UInt8]) {
+                // A nested array is a further dimension, written bare.
+                text += element.postgresText
+            } else {
+                quote(element.postgresText, into: &text)
+            }
+        }
+        return text + "}"
+    }
+
+    /// Always quoted, so that empty strings, `NULL`, spaces, commas and braces stay values.
+    private static func quote(_ value: String, into text: inout String) {
+        text += "\""
+        for character in value.unicodeScalars {
+            if character == "\\" || character == "\"" { text.unicodeScalars.append("\\") }
+            text.unicodeScalars.append(character)
+        }
+        text += "\""
+    }
+}
+
+enum ByteaHex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        out.reserveCapacity(2 + bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        var utf8 = text.utf8[...]
+        guard utf8.starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "x")]) else { return nil }
+        utf8 = utf8.dropFirst(2)
+        guard utf8.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for character in utf8 {
+            guard let value = nibble(character) else { return nil }
+            if let h = high {
+                bytes.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

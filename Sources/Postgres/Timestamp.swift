@@ -1,0 +1,145 @@
+import Foundation
+
+/// `timestamptz` text, written and read without a formatter (thread-safe and fast).
+enum Timestamp {
+    /// `yyyy-MM-ddTHH:mm:ss.ffffffZ`, rounded to the microsecond PostgreSQL keeps.
+    static func format(_ date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard micros.isFinite, abs(micros) < 2.5e17 else {
+            return micros < 0 ? "-infinity" : "infinity"
+        }
+        let totalMicros = Int64(micros)
+        var seconds = totalMicros / 1_000_000
+        var fraction = totalMicros % 1_000_000
+        if fraction < 0 {
+            fraction += 1_000_000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        var text = year > 0 ? pad(year, 4) : pad(1 - year, 4)
+        text += "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        text += "." + pad(fraction, 6) + "Z"
+        return year > 0 ? text : text + " BC"
+    }
+
+    /// Reads what PostgreSQL writes with `DateStyle ISO`: `2026-11-29 10:00:00.123456+00`,
+    /// with an optional fraction, an offset of `±HH[:MM[:SS]]`, `Z`, or none (taken as UTC);
+    /// also a bare date, ` BC`, `infinity` and `-infinity`.
+    static func parse(_ text: String) -> Date? {
+        switch text {
+        case "infinity": return .distantFuture
+        case "-infinity": return .distantPast
+        default: break
+        }
+        var bytes = Array(text.utf8)[...]
+        var isBC = false
+        if bytes.count > 3, bytes.suffix(3).elementsEqual(" BC".utf8) {
+            isBC = true
+            bytes = bytes.dropLast(3)
+        }
+        var index = bytes.startIndex
+
+        func number(minDigits: Int, maxDigits: Int = 9) -> Int64? {
+            var value: Int64 = 0
+            var count = 0
+            while index < bytes.endIndex, count < maxDigits, let digit = digitValue(bytes[index]) {
+                value = value * 10 + digit
+                index += 1
+                count += 1
+            }
+            return count >= minDigits ? value : nil
+        }
+        func expect(_ character: Character) -> Bool {
+            guard index < bytes.endIndex, bytes[index] == character.asciiValue! else { return false }
+            index += 1
+            return true
+        }
+
+        guard var year = number(minDigits: 4), expect("-"),
+              let month = number(minDigits: 2, maxDigits: 2), expect("-"),
+              let day = number(minDigits: 2, maxDigits: 2),
+              (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        if isBC { year = 1 - year }
+        var secondOfDay: Int64 = 0
+        var micros: Int64 = 0
+        var offset: Int64 = 0
+        if index < bytes.endIndex {
+            guard expect(" ") || expect("T"),
+                  let hour = number(minDigits: 2, maxDigits: 2), expect(":"),
+                  let minute = number(minDigits: 2, maxDigits: 2), expect(":"),
+                  let second = number(minDigits: 2, maxDigits: 2),
+                  hour <= 24, minute < 60, second <= 60
+            else { return nil }
+            secondOfDay = hour * 3600 + minute * 60 + second
+            if expect(".") {
+                let start = index
+                guard let digits = number(minDigits: 1, maxDigits: 9) else { return nil }
+                var count = index - start
+                micros = digits
+                while count < 6 { micros *= 10; count += 1 }
+                while count > 6 { micros /= 10; count -= 1 }
+            }
+            if expect("Z") {
+                offset = 0
+            } else if index < bytes.endIndex {
+                let sign: Int64
+                if expect("+") { sign = 1 } else if expect("-") { sign = -1 } else { return nil }
+                guard let hours = number(minDigits: 2, maxDigits: 2) else { return nil }
+                var minutes: Int64 = 0
+                var seconds: Int64 = 0
+                if expect(":") {
+                    guard let m = number(minDigits: 2, maxDigits: 2) else { return nil }
+                    minutes = m
+                    if expect(":") {
+                        guard let s = number(minDigits: 2, maxDigits: 2) else { return nil }
+                        seconds = s
+                    }
+                }
+                offset = sign * (hours * 3600 + minutes * 60 + seconds)
+            }
+        }
+        guard index == bytes.endIndex else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + secondOfDay - offset
+        return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
+    }
+
+    private static func digitValue(_ byte: UInt8) -> Int64? {
+        byte >= 48 && byte <= 57 ? Int64(byte - 48) : nil
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, 1970-01-01 = 0).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
