@@ -22,7 +22,7 @@ public enum EventHash {
         bytes.append(contentsOf: data)
         append(",\"eventId\":\(jsonString(eventId.uuidString.lowercased())),\"metadata\":")
         bytes.append(contentsOf: metadata)
-        append(",\"position\":\(position),\"recordedAt\":\(jsonString(recordedAt.iso))")
+        append(",\"position\":\(position),\"recordedAt\":\(recordedAt.microseconds)")
         append(",\"stream\":\(jsonString(stream)),\"type\":\(jsonString(type)),\"version\":\(version)}")
         return bytes
     }

@@ -77,20 +77,16 @@ public struct EventStore: Sendable {
 
     static let columns = """
         position, event_id, stream, version, type, data::text, metadata::text, \
-        to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), hash
+        (extract(epoch FROM recorded_at) * 1000000)::bigint, hash
         """
 
     static func recordedEvent(_ row: Row) throws -> RecordedEvent {
-        let recordedAt = try row.decode(7, as: String.self)
-        guard let timestamp = Timestamp(iso: recordedAt) else {
-            throw PostgresError(kind: .decoding, message: "recorded_at \(recordedAt) is not an ISO timestamp")
-        }
         return RecordedEvent(
             position: try row.decode(0), eventId: try row.decode(1), stream: try row.decode(2),
             version: try row.decode(3), type: try row.decode(4),
             data: Data(try row.decode(5, as: String.self).utf8),
             metadata: Data(try row.decode(6, as: String.self).utf8),
-            recordedAt: timestamp.date, hash: try row.decode(8, as: [UInt8].self))
+            recordedAt: Timestamp(microseconds: try row.decode(7)).date, hash: try row.decode(8, as: [UInt8].self))
     }
 
     private func storedEvents(ids: [UUID], on connection: Connection) throws -> [UUID: StoredIdentity] {
@@ -129,7 +125,8 @@ public struct EventStore: Sendable {
         try connection.query(
             """
             INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash)
-            SELECT position, event_id, stream, version, type, data, metadata, $8::timestamptz, hash
+            SELECT position, event_id, stream, version, type, data, metadata,
+                   'epoch'::timestamptz + $8 * interval '1 microsecond', hash
             FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[], $9::bytea[])
                 AS batch (position, event_id, stream, version, type, data, metadata, hash)
             """,
@@ -137,7 +134,7 @@ public struct EventStore: Sendable {
                 events.map(\.position), events.map(\.eventId), events.map(\.stream), events.map(\.version),
                 events.map(\.type), events.map { String(decoding: $0.data, as: UTF8.self) },
                 events.map { String(decoding: $0.metadata, as: UTF8.self) },
-                recordedAt.iso, events.map(\.hash),
+                recordedAt.microseconds, events.map(\.hash),
             ])
     }
 

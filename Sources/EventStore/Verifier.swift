@@ -42,7 +42,7 @@ public struct Verifier: Sendable {
             if rows.count == 0 { break }
             for row in rows {
                 let event = try EventStore.recordedEvent(row)
-                let recordedAt = try row.decode(7, as: String.self)
+                let recordedAt = Timestamp(microseconds: try row.decode(7))
                 func broken(_ reason: String) -> VerificationReport {
                     VerificationReport(
                         eventsChecked: checked, streamsChecked: lastHash.count,
@@ -58,12 +58,11 @@ public struct Verifier: Sendable {
                 if event.version != expectedVersion {
                     return broken("expected stream version \(expectedVersion)")
                 }
-                guard let timestamp = Timestamp(iso: recordedAt) else { return broken("unreadable recorded_at") }
                 let hash = EventHash.chain(
                     previous: previous?.hash ?? EventHash.genesis,
                     canonical: EventHash.canonicalBytes(
                         position: event.position, eventId: event.eventId, stream: event.stream,
-                        version: event.version, type: event.type, recordedAt: timestamp, data: event.data,
+                        version: event.version, type: event.type, recordedAt: recordedAt, data: event.data,
                         metadata: event.metadata))
                 if hash != event.hash {
                     return broken("stored hash does not match the event's content and its stream's previous hash")

@@ -1,0 +1,22 @@
+# Build on the official Swift 6 image; run on a slim image with the C libraries only.
+FROM swift:6.0-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libmicrohttpd-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product geoledger \
+    && mkdir -p /out && cp .build/release/geoledger /out/ && cp -R .build/release/*.resources /out/
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 ca-certificates \
+       libcurl4 libxml2 tzdata \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/lib/swift/linux/*.so /usr/lib/swift/linux/
+COPY --from=build /out/ /app/
+ENV LD_LIBRARY_PATH=/usr/lib/swift/linux
+WORKDIR /app
+# Migrations are applied on every start (a no-op when up to date). The HTTP API is not built yet: until it is,
+# the container migrates and exits; use `docker compose run geoledger ./geoledger COMMAND` for the CLI.
+CMD ["./geoledger", "migrate"]
