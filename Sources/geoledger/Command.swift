@@ -1,14 +1,14 @@
 import Foundation
 
 /// One command of the CLI, possibly with sub-words (`db start`, `show merchant`).
-struct Command {
+struct Command: Sendable {
     /// The words that select it, e.g. `["db", "start"]`.
     let words: [String]
     let summary: String
     /// The full `--help` text.
     let help: String
     /// Runs with the words after the command's own; returns the exit code.
-    let run: ([String]) throws -> Int32
+    let run: @Sendable ([String]) throws -> Int32
 }
 
 enum ExitCode {
