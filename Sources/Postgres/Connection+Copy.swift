@@ -89,28 +89,42 @@ public final class CopyWriter {
     /// in the values are escaped.
     public func row(_ fields: [String?]) throws {
         guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
+        try Self.append(fields, to: &buffer)
+        rowCount += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Escapes into `buffer`, copying runs of ordinary bytes whole.
+    private static func append(_ fields: [String?], to buffer: inout [UInt8]) throws {
         for (index, field) in fields.enumerated() {
             if index > 0 { buffer.append(0x09) }
-            guard let field else {
+            guard var field else {
                 buffer.append(0x5C)
                 buffer.append(UInt8(ascii: "N"))
                 continue
             }
-            for byte in field.utf8 {
-                switch byte {
-                case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
-                case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
-                case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
-                case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
-                case 0x00:
-                    throw PostgresError(.encoding, "COPY field \(index + 1) contains a NUL character, which PostgreSQL text cannot hold")
-                default: buffer.append(byte)
+            try field.withUTF8 { bytes in
+                var runStart = 0
+                for position in 0..<bytes.count {
+                    let escape: UInt8
+                    switch bytes[position] {
+                    case 0x5C: escape = 0x5C
+                    case 0x09: escape = UInt8(ascii: "t")
+                    case 0x0A: escape = UInt8(ascii: "n")
+                    case 0x0D: escape = UInt8(ascii: "r")
+                    case 0x00:
+                        throw PostgresError(.encoding, "COPY field \(index + 1) contains a NUL character, which PostgreSQL text cannot hold")
+                    default: continue
+                    }
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+                    buffer.append(0x5C)
+                    buffer.append(escape)
+                    runStart = position + 1
                 }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
             }
         }
         buffer.append(0x0A)
-        rowCount += 1
-        if buffer.count >= Self.flushThreshold { try flush() }
     }
 
     /// Appends one row of values in their PostgreSQL text form; `nil` is SQL NULL.

@@ -125,29 +125,39 @@ public struct PostgresJSON: PostgresEncodable, PostgresDecodable, Sendable, Equa
 /// PostgreSQL array literals: `{"a","b \"c\"",NULL}`.
 enum ArrayLiteral {
     static func encode<Element: PostgresEncodable>(_ elements: [Element]) -> String {
-        var text = "{"
+        // Decided once per array: dynamic casts per element would dominate large batches.
+        let mayBeNull = Element.self is any PostgresNullable.Type
+        // A nested array is a further dimension, written bare; bytes are a bytea value.
+        let isDimension = Element.self is any PostgresArrayValue.Type && Element.self != [UInt8].self
+        var out: [UInt8] = [UInt8(ascii: "{")]
         for (index, element) in elements.enumerated() {
-            if index > 0 { text += "," }
-            if let nullable = element as? any PostgresNullable, nullable.isPostgresNull {
-                text += "NULL"
-            } else if element is any PostgresArrayValue, !(element is [UInt8]) {
-                // A nested array is a further dimension, written bare.
-                text += element.postgresText
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            if mayBeNull, let nullable = element as? any PostgresNullable, nullable.isPostgresNull {
+                out.append(contentsOf: "NULL".utf8)
+            } else if isDimension || (mayBeNull && element is any PostgresArrayValue && !(element is [UInt8])) {
+                out.append(contentsOf: element.postgresText.utf8)
             } else {
-                quote(element.postgresText, into: &text)
+                quote(element.postgresText, into: &out)
             }
         }
-        return text + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Always quoted, so that empty strings, `NULL`, spaces, commas and braces stay values.
-    private static func quote(_ value: String, into text: inout String) {
-        text += "\""
-        for character in value.unicodeScalars {
-            if character == "\\" || character == "\"" { text.unicodeScalars.append("\\") }
-            text.unicodeScalars.append(character)
+    private static func quote(_ value: String, into out: inout [UInt8]) {
+        var value = value
+        out.append(UInt8(ascii: "\""))
+        value.withUTF8 { bytes in
+            var runStart = 0
+            for position in 0..<bytes.count where bytes[position] == UInt8(ascii: "\\") || bytes[position] == UInt8(ascii: "\"") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+                out.append(UInt8(ascii: "\\"))
+                runStart = position
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        text += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -61,3 +61,12 @@ import Testing
         #expect(try Double(postgresText: "0.1") == 0.1)
     }
 }
+
+extension CodecTests {
+    @Test func optionalNestedArraysAreDimensions() throws {
+        let nested: [[Int]?] = [[1, 2], [3, 4]]
+        #expect(nested.postgresText == #"{{"1","2"},{"3","4"}}"#)
+        let blobs: [[UInt8]?] = [[1], nil]
+        #expect(blobs.postgresText == #"{"\\x01",NULL}"#)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Postgres
+
+/// Inserts the same generated event-log rows three ways, each into a fresh empty table,
+/// and reports events per second: COPY FROM STDIN, INSERT ... SELECT FROM unnest(arrays)
+/// in batches, and a prepared single-row INSERT in libpq pipeline mode in batches.
+enum BulkInsertBench {
+    static let rowCount = 100_000
+    static let batchSize = 1_000
+    static let table = "geoledger_bench_events"
+    static let columns = "position, event_id, stream, version, type, data, derived, hash, recorded_at"
+
+    struct EventRow {
+        var position: Int64
+        var eventID: UUID
+        var stream: String
+        var version: Int64
+        var type: String
+        var data: String
+        var derived: String
+        var hash: Data
+        var recordedAt: Date
+    }
+
+    static func run(configuration: PostgresConfiguration) throws -> [String: Double] {
+        let rows = generateRows(count: rowCount)
+        let connection = try Connection.connect(configuration)
+        defer {
+            try? connection.execute("DROP TABLE IF EXISTS \(table)")
+            connection.close()
+        }
+        var results: [String: Double] = [
+            "bulk_rows": Double(rows.count),
+            "bulk_data_bytes_avg": Double(rows.reduce(0) { $0 + $1.data.utf8.count }) / Double(rows.count),
+            "bulk_derived_bytes_avg": Double(rows.reduce(0) { $0 + $1.derived.utf8.count }) / Double(rows.count),
+        ]
+        results["bulk_copy_per_s"] = try measure(connection, rows, insertByCopy)
+        results["bulk_unnest_per_s"] = try measure(connection, rows, insertByUnnest)
+        results["bulk_pipeline_per_s"] = try measure(connection, rows, insertByPipeline)
+        return results
+    }
+
+    /// Recreates the table, times `insert`, checks every row arrived.
+    private static func measure(
+        _ connection: Connection, _ rows: [EventRow], _ insert: (Connection, [EventRow]) throws -> Void
+    ) throws -> Double {
+        try connection.execute("""
+            DROP TABLE IF EXISTS \(table);
+            CREATE TABLE \(table) (
+                position bigint PRIMARY KEY,
+                event_id uuid NOT NULL UNIQUE,
+                stream text NOT NULL,
+                version bigint NOT NULL,
+                type text NOT NULL,
+                data json NOT NULL,
+                derived json NOT NULL,
+                hash bytea NOT NULL,
+                recorded_at timestamptz NOT NULL,
+                UNIQUE (stream, version)
+            );
+            """)
+        // Start each method without the previous one's dirty pages pending (needs privileges).
+        try? connection.execute("CHECKPOINT")
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { try insert(connection, rows) }
+        let stored = try connection.query("SELECT count(*) FROM \(table)").first?.decode(0, as: Int.self)
+        guard stored == rows.count else {
+            throw PostgresError(.query, "expected \(rows.count) rows in \(table), found \(stored ?? 0)")
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (Double(rows.count) / seconds).rounded()
+    }
+
+    private static func insertByCopy(_ connection: Connection, _ rows: [EventRow]) throws {
+        _ = try connection.copyFrom("COPY \(table) (\(columns)) FROM STDIN") { writer in
+            for row in rows {
+                try writer.row([
+                    row.position.postgresText, row.eventID.postgresText, row.stream, row.version.postgresText,
+                    row.type, row.data, row.derived, row.hash.postgresText, row.recordedAt.postgresText,
+                ])
+            }
+        }
+    }
+
+    private static func insertByUnnest(_ connection: Connection, _ rows: [EventRow]) throws {
+        let sql = """
+            INSERT INTO \(table) (\(columns))
+            SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[],
+                                 $6::json[], $7::json[], $8::bytea[], $9::timestamptz[])
+            """
+        for start in stride(from: 0, to: rows.count, by: batchSize) {
+            let batch = rows[start..<min(start + batchSize, rows.count)]
+            try connection.query(sql, [
+                batch.map(\.position), batch.map(\.eventID), batch.map(\.stream), batch.map(\.version),
+                batch.map(\.type), batch.map(\.data), batch.map(\.derived), batch.map(\.hash), batch.map(\.recordedAt),
+            ])
+        }
+    }
+
+    private static func insertByPipeline(_ connection: Connection, _ rows: [EventRow]) throws {
+        let statement = "geoledger_bench_insert"
+        try connection.prepare(statement, "INSERT INTO \(table) (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
+        defer { try? connection.execute("DEALLOCATE \(statement)") }
+        for start in stride(from: 0, to: rows.count, by: batchSize) {
+            let batch = rows[start..<min(start + batchSize, rows.count)]
+            _ = try connection.pipelinePrepared(statement, batch.map { row -> [(any PostgresEncodable)?] in
+                [row.position, row.eventID, row.stream, row.version, row.type, row.data, row.derived, row.hash, row.recordedAt]
+            })
+        }
+    }
+
+    // MARK: - Rows shaped like the event log
+
+    /// A fixed-seed generator, so every run and every method inserts the same rows.
+    private struct SplitMix64 {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+        /// A version-4 UUID made of generator bits.
+        mutating func uuid() -> UUID {
+            var bytes = withUnsafeBytes(of: (next(), next())) { Array($0) }
+            bytes[6] = bytes[6] & 0x0F | 0x40
+            bytes[8] = bytes[8] & 0x3F | 0x80
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+    }
+
+    private static let places: [(province: String, city: String, district: String, street: String, adcode: String, lat: Double, lon: Double)] = [
+        ("上海市", "上海市", "黄浦区", "南京东路", "310101", 31.2304, 121.4737),
+        ("北京市", "北京市", "朝阳区", "建国路", "110105", 39.9087, 116.4605),
+        ("广东省", "深圳市", "南山区", "深南大道", "440305", 22.5405, 113.9345),
+        ("浙江省", "杭州市", "西湖区", "文三路", "330106", 30.2741, 120.1292),
+        ("四川省", "成都市", "锦江区", "春熙路", "510104", 30.6570, 104.0817),
+    ]
+
+    static func generateRows(count: Int) -> [EventRow] {
+        var random = SplitMix64(state: 20261129)
+        let streams = max(1, count / 10)
+        let start = Date(timeIntervalSince1970: 1_795_946_400)
+        var rows: [EventRow] = []
+        rows.reserveCapacity(count)
+        for index in 0..<count {
+            let place = places[index % places.count]
+            let merchant = String(format: "M%07d", index % streams)
+            let eventID = random.uuid()
+            let lat = place.lat + (random.unit() - 0.5) * 0.05
+            let lon = place.lon + (random.unit() - 0.5) * 0.05
+            let accuracy = (random.unit() * 150).rounded()
+            let capturedAt = start.addingTimeInterval(Double(index) * 0.75)
+            let number = 1 + Int(random.next() % 800)
+            let data = """
+                {"eventId":"\(eventID.uuidString.lowercased())","type":"MerchantAddressFixed","merchantId":"\(merchant)",\
+                "purpose":"onboarding","fix":{"lat":\(lat),"lon":\(lon),"datum":"gcj02","horizontalAccuracy":\(accuracy),\
+                "accuracyAuthorization":"full","provider":"amap","capturedAt":"\(capturedAt.postgresText)",\
+                "address":{"country":"中国","province":"\(place.province)","city":"\(place.city)","district":"\(place.district)",\
+                "street":"\(place.street)","streetNumber":"\(number)号","poiName":"第\(number)号商铺",\
+                "formatted":"\(place.province)\(place.city)\(place.district)\(place.street)\(number)号","adcode":"\(place.adcode)"},\
+                "claimedInRegion":true},"actor":{"userId":"sales-\(index % 97)","app":"onboarding","appVersion":"5.2.0",\
+                "deviceId":"\(random.uuid().uuidString)","os":"iOS 17.2"},"expectedVersion":\(index / streams - 1)}
+                """
+            let derived = """
+                {"wgs84":{"lat":\(lat - 0.002),"lon":\(lon - 0.0045)},"gcj02":{"lat":\(lat),"lon":\(lon)},\
+                "region":{"region":"mainland","nearBoundary":false,"inRegion":true,"claimMismatch":false,"boundaryVersion":"2026.1"},\
+                "accuracy":"\(accuracy <= 100 ? "precise" : "approximate")","receivedAt":"\(capturedAt.addingTimeInterval(1.5).postgresText)"}
+                """
+            var hash = Data(count: 32)
+            for byte in 0..<32 { hash[byte] = UInt8(truncatingIfNeeded: random.next()) }
+            rows.append(EventRow(
+                position: Int64(index + 1), eventID: eventID, stream: "merchant-\(merchant)",
+                version: Int64(index / streams), type: "MerchantAddressFixed", data: data, derived: derived,
+                hash: hash, recordedAt: capturedAt.addingTimeInterval(1.5)
+            ))
+        }
+        return rows
+    }
+}
