@@ -74,14 +74,14 @@ struct BoundaryRings: Sendable {
         guard ringStarts.last == vertexCount else { throw GeoError.malformedBoundaries("vertex counts do not add up") }
         var xs = [Double](repeating: 0, count: vertexCount)
         var ys = [Double](repeating: 0, count: vertexCount)
-        bytes.withUnsafeBytes { raw in
-            for i in 0..<vertexCount {
-                let base = offset + i * 8
-                let x = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: base, as: Int32.self))
-                let y = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 4, as: Int32.self))
-                xs[i] = Double(x) * 1e-5
-                ys[i] = Double(y) * 1e-5
-            }
+        let vertexBase = offset
+        func int32(at position: Int) -> Int32 {
+            Int32(bitPattern: UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8
+                | UInt32(bytes[position + 2]) << 16 | UInt32(bytes[position + 3]) << 24)
+        }
+        for i in 0..<vertexCount {
+            xs[i] = Double(int32(at: vertexBase + i * 8)) * 1e-5
+            ys[i] = Double(int32(at: vertexBase + i * 8 + 4)) * 1e-5
         }
         self.xs = xs
         self.ys = ys
