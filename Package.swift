@@ -13,7 +13,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Pure domain: no I/O.
-        .target(name: "Geo"),
+        .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
         .target(name: "LocationEvents", dependencies: ["Geo"]),
 
         // Infrastructure: knows nothing of locations.
@@ -26,7 +26,7 @@ let package = Package(
 
         .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
 
-        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres"]),
