@@ -26,6 +26,13 @@ import Testing
         #expect(throws: JSONValueError.self) { try parse("{") }
         #expect(throws: JSONValueError.self) { try parse("[NaN]") }
         #expect(throws: JSONValueError.self) { try parse("[1e400]") }
+        #expect(throws: JSONValueError.self) { try parse(#""\ud800""#) }
+        #expect(throws: JSONValueError.self) { try JSONValue(parsing: Data([0x22, 0xFF, 0x22])) }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONValueError.self) { try parse(deep) }
     }
 
     @Test func canonicalFormSortsKeysAndDropsWhitespace() throws {
