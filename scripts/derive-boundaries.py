@@ -23,6 +23,12 @@ Format (all integers little-endian):
     rings          ring_count x (uint32 region code, uint32 vertex count)
     vertices       vertex_count x (int32 longitude, int32 latitude) in units of 1e-5 degree
 
+Supplement: Natural Earth 1:10m has no polygon for the Matsu Islands (Lienchiang County,
+administered from Taipei), which would otherwise take the answer of the Fujian coast nearby.
+MATSU_ISLANDS adds a coarse octagon (about 1 km accurate) around each main island, from
+public gazetteer positions of the islands (GeoNames places Nangan at 26.15039 N 119.93284 E),
+with the region taiwan.
+
 Region codes: 0 mainland, 1 hong_kong, 2 macau, 3 taiwan, 4 other (answered as outside).
 A ring's closing vertex (equal to its first) is not stored; rings are in file order and
 their vertices follow one another in the vertex block.
@@ -36,6 +42,28 @@ import sys
 REGION_CODES = {"mainland": 0, "hong_kong": 1, "macau": 2, "taiwan": 3, "other": 4}
 MARGIN_DEGREES = 3.0
 SCALE = 100000
+
+# (name, centre latitude, centre longitude, east-west half-width km, north-south half-height km)
+MATSU_ISLANDS = [
+    ("Nangan", 26.157, 119.937, 2.6, 1.6),
+    ("Beigan", 26.225, 119.995, 2.4, 1.5),
+    ("Xiju", 25.970, 119.936, 1.3, 0.9),
+    ("Dongju", 25.962, 119.978, 1.3, 1.1),
+    ("Dongyin", 26.368, 120.488, 2.0, 1.4),
+]
+
+
+def octagon(lat, lon, half_width_km, half_height_km):
+    """An octagon inscribed in the given ellipse, counter-clockwise, in 1e-5 degree."""
+    import math
+    km_per_degree = 6371.0088 * math.pi / 180
+    points = []
+    for i in range(8):
+        angle = math.pi * (i / 4.0 + 0.125)
+        x = lon + half_width_km * math.cos(angle) / (km_per_degree * math.cos(math.radians(lat)))
+        y = lat + half_height_km * math.sin(angle) / km_per_degree
+        points.append((int(round(x * SCALE)), int(round(y * SCALE))))
+    return points
 
 
 def rings_of(geometry):
@@ -82,6 +110,9 @@ def main():
                 deduped.pop()
             if len(deduped) >= 3:
                 rings.append((code, deduped))
+
+    for _name, lat, lon, half_width, half_height in MATSU_ISLANDS:
+        rings.append((REGION_CODES["taiwan"], octagon(lat, lon, half_width, half_height)))
 
     # Bounding box of the four regions, grown by the margin.
     region_boxes = [bbox(points) for code, points in rings if code != REGION_CODES["other"]]
