@@ -1,0 +1,153 @@
+import Foundation
+
+/// Reads typed fields out of JSON objects and collects every problem on the way.
+struct FieldChecker {
+    private(set) var errors: [FieldError] = []
+
+    mutating func fail(_ field: String, _ code: ValidationCode, _ message: String) {
+        errors.append(FieldError(field: field, code: code, message: message))
+    }
+
+    static func path(_ prefix: String, _ key: String) -> String {
+        prefix.isEmpty ? key : "\(prefix).\(key)"
+    }
+
+    /// The member, treating JSON null as absent.
+    static func member(_ object: [String: JSONValue], _ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    mutating func string(_ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
+        let field = Self.path(prefix, key)
+        guard let value = Self.member(object, key) else {
+            if required { fail(field, .required, "\(key) is required") }
+            return nil
+        }
+        guard case .string(let string) = value else {
+            fail(field, .wrongType, "\(key) must be a string, not \(value.typeName)")
+            return nil
+        }
+        if let maximumLength, string.unicodeScalars.count > maximumLength {
+            fail(field, .tooLong, "\(key) must be at most \(maximumLength) characters")
+            return nil
+        }
+        return string
+    }
+
+    mutating func id(_ object: [String: JSONValue], _ key: String, at prefix: String) -> String? {
+        guard let string = string(object, key, at: prefix, required: true) else { return nil }
+        guard Self.isValidId(string) else {
+            fail(Self.path(prefix, key), .invalidId, "\(key) must be 1–64 characters of A–Z, a–z, 0–9, _ . : -")
+            return nil
+        }
+        return string
+    }
+
+    static func isValidId(_ string: String) -> Bool {
+        let bytes = string.utf8
+        guard (1...64).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "-"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    mutating func enumeration<E: RawRepresentable & CaseIterable>(
+        _ type: E.Type, _ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool
+    ) -> E? where E.RawValue == String {
+        guard let string = string(object, key, at: prefix, required: required) else { return nil }
+        guard let value = E(rawValue: string) else {
+            let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
+            fail(Self.path(prefix, key), .unknownValue, "\(key) must be one of \(allowed)")
+            return nil
+        }
+        return value
+    }
+
+    /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
+    /// other strings and types `not_a_number`.
+    mutating func finiteNumber(_ object: [String: JSONValue], _ key: String, at prefix: String, what: String) -> Double? {
+        let field = Self.path(prefix, key)
+        guard let value = Self.member(object, key) else {
+            fail(field, .required, "\(what) is required")
+            return nil
+        }
+        switch value {
+        case .number(let number) where number.isFinite:
+            return number
+        case .number:
+            fail(field, .notFinite, "\(what) must be a finite number")
+        case .string(let text) where Double(text.trimmingCharacters(in: .whitespaces)).map { !$0.isFinite } ?? false:
+            fail(field, .notFinite, "\(what) must be a finite number, not \"\(text.prefix(20))\"")
+        default:
+            fail(field, .notANumber, "\(what) must be a number, not \(value.typeName)")
+        }
+        return nil
+    }
+
+    mutating func bool(_ object: [String: JSONValue], _ key: String, at prefix: String) -> Bool? {
+        guard let value = Self.member(object, key) else { return nil }
+        guard case .bool(let bool) = value else {
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.typeName)")
+            return nil
+        }
+        return bool
+    }
+
+    /// An integer that fits in `Int`.
+    mutating func integer(_ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool) -> Int? {
+        let field = Self.path(prefix, key)
+        guard let value = Self.member(object, key) else {
+            if required { fail(field, .required, "\(key) is required") }
+            return nil
+        }
+        guard case .number(let number) = value, number.isFinite, number == number.rounded(),
+              abs(number) < 9.0e15
+        else {
+            fail(field, .wrongType, "\(key) must be an integer")
+            return nil
+        }
+        return Int(number)
+    }
+
+    /// An optional object; absent and null give nil without error.
+    mutating func object(_ object: [String: JSONValue], _ key: String, at prefix: String) -> [String: JSONValue]? {
+        guard let value = Self.member(object, key) else { return nil }
+        guard case .object(let members) = value else {
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.typeName)")
+            return nil
+        }
+        return members
+    }
+
+    mutating func timestamp(
+        _ object: [String: JSONValue], _ key: String, at prefix: String, now: Date, limits: ValidationLimits
+    ) -> Timestamp? {
+        guard let text = string(object, key, at: prefix, required: true) else { return nil }
+        let field = Self.path(prefix, key)
+        switch RFC3339.parse(text) {
+        case .failure(.missingOffset):
+            fail(field, .missingOffset, "\(key) must end with Z or an offset such as +08:00")
+            return nil
+        case .failure:
+            fail(field, .invalidTimestamp, "\(key) must be an RFC 3339 timestamp such as 2026-11-29T10:00:00+08:00")
+            return nil
+        case .success(let date):
+            if date > now.addingTimeInterval(limits.futureTolerance) {
+                fail(field, .inFuture, "\(key) is more than \(Int(limits.futureTolerance)) seconds after the server's clock")
+                return nil
+            }
+            if date < limits.earliestCapture {
+                fail(field, .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
+                return nil
+            }
+            return Timestamp(rfc3339: text)
+        }
+    }
+}

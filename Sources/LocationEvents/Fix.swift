@@ -1,0 +1,96 @@
+import Geo
+
+/// A position as the app sent it, before the server adds anything.
+public struct Fix: Sendable, Hashable, Codable {
+    /// Latitude in degrees, in `datum` (or the inferred datum when that is nil).
+    public var lat: Double
+    /// Longitude in degrees.
+    public var lon: Double
+    /// The datum the app said the position is in; nil when it did not say.
+    public var datum: Datum?
+    /// The radius of uncertainty in metres, as the SDK reported it.
+    public var horizontalAccuracy: Double
+    /// The location permission held; nil when not sent.
+    public var accuracyAuthorization: AccuracyAuthorization?
+    public var provider: Provider
+    /// Device time of the fix.
+    public var capturedAt: Timestamp
+    /// The reverse-geocoded address; nil when not sent.
+    public var address: Address?
+    /// Whether the app believed the point was in mainland China; nil when not sent.
+    public var claimedInRegion: Bool?
+
+    public init(
+        lat: Double, lon: Double, datum: Datum? = nil, horizontalAccuracy: Double,
+        accuracyAuthorization: AccuracyAuthorization? = nil, provider: Provider, capturedAt: Timestamp,
+        address: Address? = nil, claimedInRegion: Bool? = nil
+    ) {
+        self.lat = lat
+        self.lon = lon
+        self.datum = datum
+        self.horizontalAccuracy = horizontalAccuracy
+        self.accuracyAuthorization = accuracyAuthorization
+        self.provider = provider
+        self.capturedAt = capturedAt
+        self.address = address
+        self.claimedInRegion = claimedInRegion
+    }
+}
+
+/// A reverse-geocoded address as the SDK returned it. Every part is optional.
+public struct Address: Sendable, Hashable, Codable {
+    public var country: String?
+    /// Province, autonomous region, municipality or SAR (CoreLocation's `administrativeArea`).
+    public var province: String?
+    /// CoreLocation's `locality`.
+    public var city: String?
+    /// CoreLocation's `subLocality`.
+    public var district: String?
+    /// CoreLocation's `thoroughfare`.
+    public var street: String?
+    /// CoreLocation's `subThoroughfare`.
+    public var streetNumber: String?
+    public var poiName: String?
+    public var formatted: String?
+    /// The six-digit Chinese administrative division code (Tencent, AMap).
+    public var adcode: String?
+
+    public init(
+        country: String? = nil, province: String? = nil, city: String? = nil, district: String? = nil,
+        street: String? = nil, streetNumber: String? = nil, poiName: String? = nil, formatted: String? = nil,
+        adcode: String? = nil
+    ) {
+        self.country = country
+        self.province = province
+        self.city = city
+        self.district = district
+        self.street = street
+        self.streetNumber = streetNumber
+        self.poiName = poiName
+        self.formatted = formatted
+        self.adcode = adcode
+    }
+
+    /// The JSON field names, in the order messages list them.
+    public static let fieldNames = ["country", "province", "city", "district", "street", "streetNumber", "poiName", "formatted", "adcode"]
+}
+
+/// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.
+public struct Actor: Sendable, Hashable, Codable {
+    public var userId: String?
+    public var app: String?
+    public var appVersion: String?
+    public var deviceId: String?
+    public var os: String?
+
+    public init(userId: String? = nil, app: String? = nil, appVersion: String? = nil, deviceId: String? = nil, os: String? = nil) {
+        self.userId = userId
+        self.app = app
+        self.appVersion = appVersion
+        self.deviceId = deviceId
+        self.os = os
+    }
+
+    /// The JSON field names.
+    public static let fieldNames = ["userId", "app", "appVersion", "deviceId", "os"]
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+extension JSONValue {
+    /// Deterministic bytes for hashing: object keys sorted by Unicode code point, no whitespace,
+    /// integral numbers of magnitude below 2^53 written without a fraction, other numbers in the shortest
+    /// form that reads back to the same `Double`, strings escaped per RFC 8259 with non-ASCII kept as UTF-8.
+    ///
+    /// Strings are written as held, without Unicode normalisation. Non-finite numbers, which JSON cannot
+    /// express, are written as `null`.
+    public func canonicalData() -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        writeCanonical(into: &out)
+        return Data(out)
+    }
+
+    /// `canonicalData()` as a string.
+    public func canonicalString() -> String {
+        String(decoding: canonicalData(), as: UTF8.self)
+    }
+
+    private func writeCanonical(into out: inout [UInt8]) {
+        switch self {
+        case .null:
+            out.append(contentsOf: Array("null".utf8))
+        case .bool(let value):
+            out.append(contentsOf: Array((value ? "true" : "false").utf8))
+        case .number(let value):
+            out.append(contentsOf: Array(JSONValue.canonicalNumber(value).utf8))
+        case .string(let value):
+            JSONValue.writeString(value, into: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                element.writeCanonical(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            let keys = members.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                members[key]!.writeCanonical(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// 2^53: every integer below it is exactly representable, so writing it without a fraction is lossless.
+    private static let exactIntegerLimit = 9_007_199_254_740_992.0
+
+    static func canonicalNumber(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(.towardZero), abs(value) < exactIntegerLimit {
+            return String(Int64(value))  // also turns -0.0 into 0
+        }
+        // Swift's description is the shortest string that round-trips; it may use an exponent ("1e-07").
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    private static func writeString(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A parsed JSON document that keeps the JSON types, so validation can say which field had the wrong one.
+///
+/// Numbers are held as `Double`, as JSON does not distinguish integers; integers beyond 2^53 lose precision.
+/// Duplicate object keys keep the last value (what `JSONSerialization` does).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses JSON text (any value, not only objects or arrays).
+    /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent.
+    public init(parsing data: Data) throws {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw JSONValueError.malformed((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not valid JSON")
+        }
+        self = try JSONValue(foundation: parsed)
+    }
+
+    /// Encodes a value with `JSONEncoder` and reads the result back as a `JSONValue`.
+    public init<T: Encodable>(encoding value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try self.init(parsing: try encoder.encode(value))
+    }
+
+    private init(foundation value: Any) throws {
+        switch value {
+        case is NSNull:
+            self = .null
+        case let number as NSNumber:
+            // On Linux `as? Bool` also succeeds for the numbers 0 and 1, so booleans are told apart by class.
+            if type(of: number) == JSONValue.booleanClass {
+                self = .bool(number.boolValue)
+            } else {
+                self = .number(number.doubleValue)
+            }
+        case let string as String:
+            self = .string(string)
+        case let array as [Any]:
+            self = .array(try array.map(JSONValue.init(foundation:)))
+        case let object as [String: Any]:
+            self = .object(try object.mapValues(JSONValue.init(foundation:)))
+        default:
+            throw JSONValueError.malformed("unexpected value of type \(type(of: value))")
+        }
+    }
+
+    private static let booleanClass: NSNumber.Type = type(of: NSNumber(value: true))
+}
+
+/// Why a `JSONValue` could not be made.
+public enum JSONValueError: Error, Sendable, Equatable, CustomStringConvertible {
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let reason): return "malformed JSON: \(reason)"
+        }
+    }
+}
+
+extension JSONValue {
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The string, or nil.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    /// The number, or nil.
+    public var numberValue: Double? {
+        if case .number(let number) = self { return number }
+        return nil
+    }
+
+    /// The boolean, or nil.
+    public var boolValue: Bool? {
+        if case .bool(let bool) = self { return bool }
+        return nil
+    }
+
+    /// The elements of an array, or nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The member named `key` when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+
+    /// The JSON type name, for messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}

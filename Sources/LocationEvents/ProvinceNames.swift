@@ -1,0 +1,58 @@
+import Foundation
+import Geo
+
+/// Recognises the region a reverse-geocoded province name belongs to, in Chinese (simplified or traditional)
+/// or English (pinyin or common English names), with or without suffixes such as 省, 市, 自治区, Province, SAR.
+enum ProvinceNames {
+    /// The region the name denotes, or nil when it names no province-level division of China.
+    static func region(of name: String) -> Region? {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        if let region = chinese(trimmed) { return region }
+        return english(trimmed)
+    }
+
+    private static func chinese(_ name: String) -> Region? {
+        // "中国台湾", "中國香港": Apple sometimes prefixes the country.
+        var name = Substring(name)
+        for prefix in ["中华人民共和国", "中華人民共和國", "中国", "中國"] where name.hasPrefix(prefix) {
+            name = name.dropFirst(prefix.count)
+            break
+        }
+        if ["香港"].contains(where: name.hasPrefix) { return .hongKong }
+        if ["澳门", "澳門"].contains(where: name.hasPrefix) { return .macau }
+        if ["台湾", "台灣", "臺灣", "臺湾"].contains(where: name.hasPrefix) { return .taiwan }
+        if mainlandChinese.contains(where: name.hasPrefix) { return .mainland }
+        return nil
+    }
+
+    private static func english(_ name: String) -> Region? {
+        let letters = String(name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) }.map(Character.init))
+        var key = Substring(letters)
+        for prefix in ["peoplesrepublicofchina", "china"] where key.hasPrefix(prefix) && key.count > prefix.count {
+            key = key.dropFirst(prefix.count)
+            break
+        }
+        if key.hasPrefix("hongkong") || key.hasPrefix("xianggang") { return .hongKong }
+        if key.hasPrefix("macau") || key.hasPrefix("macao") || key.hasPrefix("aomen") { return .macau }
+        if key.hasPrefix("taiwan") { return .taiwan }
+        if mainlandEnglish.contains(where: key.hasPrefix) { return .mainland }
+        return nil
+    }
+
+    /// The stems of the 31 mainland province-level divisions, simplified and traditional.
+    private static let mainlandChinese: [String] = [
+        "北京", "天津", "河北", "山西", "内蒙古", "內蒙古", "辽宁", "遼寧", "吉林", "黑龙江", "黑龍江",
+        "上海", "江苏", "江蘇", "浙江", "安徽", "福建", "江西", "山东", "山東", "河南", "湖北", "湖南",
+        "广东", "廣東", "广西", "廣西", "海南", "重庆", "重慶", "四川", "贵州", "貴州", "云南", "雲南",
+        "西藏", "陕西", "陝西", "甘肃", "甘肅", "青海", "宁夏", "寧夏", "新疆",
+    ]
+
+    /// The same in pinyin and English, letters only, lower case.
+    private static let mainlandEnglish: [String] = [
+        "beijing", "tianjin", "hebei", "shanxi", "shaanxi", "innermongolia", "neimenggu", "neimongol",
+        "liaoning", "jilin", "heilongjiang", "shanghai", "jiangsu", "zhejiang", "anhui", "fujian", "jiangxi",
+        "shandong", "henan", "hubei", "hunan", "guangdong", "guangxi", "hainan", "chongqing", "sichuan",
+        "guizhou", "yunnan", "tibet", "xizang", "gansu", "qinghai", "ningxia", "xinjiang",
+    ]
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Geo
+
+extension SubmissionValidator {
+    /// The `fix` member of a submission.
+    func fix(_ submission: [String: JSONValue], now: Date, _ checker: inout FieldChecker) -> Fix? {
+        guard let value = FieldChecker.member(submission, "fix") else {
+            checker.fail("fix", .required, "fix is required")
+            return nil
+        }
+        guard case .object(let object) = value else {
+            checker.fail("fix", .wrongType, "fix must be an object, not \(value.typeName)")
+            return nil
+        }
+        let errorsBefore = checker.errors.count
+        let lat = coordinate(object, "lat", what: "latitude", limit: 90, &checker)
+        let lon = coordinate(object, "lon", what: "longitude", limit: 180, &checker)
+        if lat == 0, lon == 0 {
+            checker.fail("fix", .nullIsland, "lat and lon are both 0: a default value, not a position")
+        }
+        let datum = checker.enumeration(Datum.self, object, "datum", at: "fix", required: false)
+        let accuracy = horizontalAccuracy(object, &checker)
+        let authorization = checker.enumeration(AccuracyAuthorization.self, object, "accuracyAuthorization", at: "fix", required: false)
+        let provider = checker.enumeration(Provider.self, object, "provider", at: "fix", required: true)
+        let capturedAt = checker.timestamp(object, "capturedAt", at: "fix", now: now, limits: limits)
+        let address = self.address(object, &checker)
+        let claimedInRegion = checker.bool(object, "claimedInRegion", at: "fix")
+
+        guard checker.errors.count == errorsBefore, let lat, let lon, let accuracy, let provider, let capturedAt else { return nil }
+        return Fix(
+            lat: lat, lon: lon, datum: datum, horizontalAccuracy: accuracy, accuracyAuthorization: authorization,
+            provider: provider, capturedAt: capturedAt, address: address, claimedInRegion: claimedInRegion)
+    }
+
+    private func coordinate(_ object: [String: JSONValue], _ key: String, what: String, limit: Double, _ checker: inout FieldChecker) -> Double? {
+        guard let value = checker.finiteNumber(object, key, at: "fix", what: what) else { return nil }
+        guard (-limit...limit).contains(value) else {
+            checker.fail("fix.\(key)", .outOfRange, "\(what) must be within -\(Int(limit))..\(Int(limit))")
+            return nil
+        }
+        return value
+    }
+
+    private func horizontalAccuracy(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> Double? {
+        guard let value = checker.finiteNumber(object, "horizontalAccuracy", at: "fix", what: "horizontalAccuracy") else { return nil }
+        if value < 0 {
+            checker.fail("fix.horizontalAccuracy", .negativeAccuracy, "a negative horizontalAccuracy means the device had no valid coordinate")
+        } else if value == 0 {
+            checker.fail("fix.horizontalAccuracy", .zeroAccuracy, "horizontalAccuracy of 0 m is not a real measurement")
+        } else if value > limits.maximumAccuracyMetres {
+            checker.fail("fix.horizontalAccuracy", .outOfRange, "horizontalAccuracy must be at most \(Int(limits.maximumAccuracyMetres)) m")
+        } else {
+            return value
+        }
+        return nil
+    }
+
+    private func address(_ fix: [String: JSONValue], _ checker: inout FieldChecker) -> Address? {
+        guard let object = checker.object(fix, "address", at: "fix") else { return nil }
+        func field(_ key: String) -> String? {
+            checker.string(object, key, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
+        }
+        let address = Address(
+            country: field("country"), province: field("province"), city: field("city"), district: field("district"),
+            street: field("street"), streetNumber: field("streetNumber"), poiName: field("poiName"),
+            formatted: field("formatted"), adcode: field("adcode"))
+        if let adcode = address.adcode, !(adcode.utf8.count == 6 && adcode.utf8.allSatisfy { (0x30...0x39).contains($0) }) {
+            checker.fail("fix.address.adcode", .invalidAdcode, "adcode must be six digits, such as 310101")
+        }
+        return address
+    }
+}

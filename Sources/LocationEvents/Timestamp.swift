@@ -1,0 +1,125 @@
+import Foundation
+
+/// A device time as sent, with the instant it denotes.
+///
+/// The text is kept because the offset the device used is itself information (which time zone it was set to),
+/// and because stored events must be reproducible byte for byte.
+public struct Timestamp: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The RFC 3339 text exactly as sent.
+    public let text: String
+    /// The instant it denotes.
+    public let date: Date
+
+    /// Parses RFC 3339 (`2026-11-29T10:00:00+08:00`, `2026-11-29T02:00:00.250Z`); nil when the text is not one.
+    public init?(rfc3339 text: String) {
+        guard case .success(let date) = RFC3339.parse(text) else { return nil }
+        self.text = text
+        self.date = date
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let parsed = Timestamp(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 timestamp with offset: \(text)")
+        }
+        self = parsed
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+
+    public var description: String { text }
+}
+
+/// A strict RFC 3339 `date-time` parser that can tell a missing offset from other faults.
+enum RFC3339 {
+    enum Failure: Error, Equatable {
+        case malformed
+        case missingOffset
+    }
+
+    static func parse(_ text: String) -> Result<Date, Failure> {
+        let bytes = Array(text.utf8)
+        var index = 0
+
+        func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + count] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            index += count
+            return value
+        }
+        func expect(_ characters: String) -> Bool {
+            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+
+        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
+              expect("Tt "), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
+              let second = digits(2)
+        else { return .failure(.malformed) }
+
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                index += 1
+            }
+            guard index > start, let value = Double("0." + String(decoding: bytes[start..<index], as: UTF8.self))
+            else { return .failure(.malformed) }
+            fraction = value
+        }
+
+        var offsetSeconds = 0
+        if index == bytes.count {
+            return .failure(.missingOffset)
+        } else if expect("Zz") {
+            offsetSeconds = 0
+        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+            guard let offsetHour = digits(2), expect(":"), let offsetMinute = digits(2),
+                  offsetHour <= 23, offsetMinute <= 59
+            else { return .failure(.malformed) }
+            offsetSeconds = sign * (offsetHour * 3600 + offsetMinute * 60)
+        } else {
+            return .failure(.malformed)
+        }
+        guard index == bytes.count else { return .failure(.malformed) }
+
+        // A leap second (:60) is accepted and folded into the next second, as most clocks do.
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+              hour <= 23, minute <= 59, second <= 60
+        else { return .failure(.malformed) }
+
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
+        return .success(Date(timeIntervalSince1970: seconds))
+    }
+
+    private static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

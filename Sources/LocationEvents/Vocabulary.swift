@@ -1,0 +1,99 @@
+/// Where a fix came from.
+public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Tencent LBS SDK: GCJ-02 in mainland China, Hong Kong and Macau, WGS-84 elsewhere.
+    case tencent
+    /// AMap (Gaode) SDK: GCJ-02 in mainland China, Hong Kong and Macau, WGS-84 elsewhere.
+    case amap
+    /// CoreLocation: WGS-84 everywhere.
+    case apple
+    /// An IP-location service.
+    case ip
+    /// Entered or picked by a person.
+    case manual
+}
+
+/// The location permission the app held when the fix was taken (iOS 14 precise / approximate location).
+public enum AccuracyAuthorization: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Precise location.
+    case full
+    /// Approximate location: per Apple usually 1–20 km from the true position, whatever horizontalAccuracy says.
+    case reduced
+    /// The platform does not say (Android, older iOS, IP, manual).
+    case unknown
+}
+
+/// Why the merchant's address was located.
+public enum MerchantAddressPurpose: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The business address at onboarding.
+    case onboarding
+    /// Re-location from the merchant detail page.
+    case relocation
+    /// Editing the onboarding information.
+    case edit
+    /// The shop location, from the merchant's own app.
+    case shop
+}
+
+/// The kinds of entity that own a stream.
+public enum EntityKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case merchant
+    case enterprise
+    case terminal
+    case visit
+
+    /// The submission field that carries this kind's id (`merchantId`, ...).
+    public var idField: String { "\(rawValue)Id" }
+}
+
+/// One entity: its kind and id. Its stream is `<kind>-<id>`.
+public struct EntityRef: Sendable, Hashable, Codable {
+    public var kind: EntityKind
+    public var id: String
+
+    public init(kind: EntityKind, id: String) {
+        self.kind = kind
+        self.id = id
+    }
+
+    /// `merchant-M0001`, `terminal-T9`, ...
+    public var streamName: String { "\(kind.rawValue)-\(id)" }
+}
+
+/// Which stream version an append expects.
+public enum ExpectedVersion: Sendable, Hashable {
+    /// Append whatever the stream's version.
+    case any
+    /// The stream must not exist yet.
+    case noStream
+    /// The stream's current version must be exactly this (versions start at 0).
+    case exact(Int64)
+}
+
+extension ExpectedVersion: Codable {
+    /// JSON: an integer for `exact`, or the strings `"any"` / `"no_stream"`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) {
+            guard number >= 0 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "expectedVersion must not be negative")
+            }
+            self = .exact(number)
+            return
+        }
+        switch try container.decode(String.self) {
+        case "any": self = .any
+        case "no_stream": self = .noStream
+        case let other:
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown expectedVersion \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .any: try container.encode("any")
+        case .noStream: try container.encode("no_stream")
+        case .exact(let version): try container.encode(version)
+        }
+    }
+}

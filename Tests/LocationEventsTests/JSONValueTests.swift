@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import LocationEvents
+
+@Suite struct JSONValueTests {
+    private func parse(_ text: String) throws -> JSONValue {
+        try JSONValue(parsing: Data(text.utf8))
+    }
+
+    @Test func booleansAreNotNumbersAndNumbersAreNotBooleans() throws {
+        let value = try parse(#"{"t":true,"f":false,"one":1,"zero":0,"half":0.5}"#)
+        #expect(value["t"] == .bool(true))
+        #expect(value["f"] == .bool(false))
+        #expect(value["one"] == .number(1))
+        #expect(value["zero"] == .number(0))
+        #expect(value["half"] == .number(0.5))
+    }
+
+    @Test func parsesEveryType() throws {
+        let value = try parse(#"[null, "s", [1], {"a": {}}]"#)
+        #expect(value == .array([.null, .string("s"), .array([.number(1)]), .object(["a": .object([:])])]))
+        #expect(try parse("42") == .number(42))
+    }
+
+    @Test func rejectsMalformedAndUnrepresentable() {
+        #expect(throws: JSONValueError.self) { try parse("{") }
+        #expect(throws: JSONValueError.self) { try parse("[NaN]") }
+        #expect(throws: JSONValueError.self) { try parse("[1e400]") }
+        #expect(throws: JSONValueError.self) { try parse(#""\ud800""#) }
+        #expect(throws: JSONValueError.self) { try JSONValue(parsing: Data([0x22, 0xFF, 0x22])) }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONValueError.self) { try parse(deep) }
+    }
+
+    @Test func canonicalFormSortsKeysAndDropsWhitespace() throws {
+        let value = try parse(#"{ "b" : 1, "a" : [ true, false, null ], "C": "x" }"#)
+        #expect(value.canonicalString() == #"{"C":"x","a":[true,false,null],"b":1}"#)
+    }
+
+    @Test(arguments: [
+        (1.0, "1"), (-0.0, "0"), (35.0, "35"), (31.2304, "31.2304"), (121.4737, "121.4737"),
+        (0.1, "0.1"), (1e-7, "1e-07"), (-2.5, "-2.5"), (1e20, "1e+20"),
+        (9_007_199_254_740_991.0, "9007199254740991"), (123456789.125, "123456789.125"),
+    ])
+    func canonicalNumbers(value: Double, expected: String) {
+        #expect(JSONValue.number(value).canonicalString() == expected)
+        #expect(Double(expected) == value)
+    }
+
+    @Test func canonicalNumbersRoundTrip() throws {
+        for value in [0.1 + 0.2, 1.0 / 3.0, 6378245.0, 0.00669342162296594323, Double.leastNonzeroMagnitude, 1.7976931348623157e308] {
+            let text = JSONValue.number(value).canonicalString()
+            #expect(Double(text) == value, "\(text)")
+        }
+    }
+
+    @Test func canonicalStringsEscapePerRFC8259AndKeepUTF8() {
+        let value = JSONValue.string("上海市\"q\"\\ /\n\t\r\u{08}\u{0C}\u{01}\u{1F}é😀")
+        let expected = "\"上海市\\\"q\\\"\\\\ /\\n\\t\\r\\b\\f\\u0001\\u001fé😀\""
+        #expect(value.canonicalString() == expected)
+        #expect(value.canonicalData() == Data(expected.utf8))
+    }
+
+    @Test func canonicalKeysSortByCodePoint() {
+        let value = JSONValue.object(["é": .null, "z": .null, "Z": .null, "上": .null, "aa": .null, "a": .null])
+        #expect(value.canonicalString() == #"{"Z":null,"a":null,"aa":null,"z":null,"é":null,"上":null}"#)
+    }
+
+    @Test func canonicalFormIsStableAcrossParses() throws {
+        let a = try parse(#"{"fix":{"lat":31.2304,"lon":121.4737,"address":{"province":"上海市","city":"上海市"}},"type":"X"}"#)
+        let b = try parse(#"{"type":"X","fix":{"address":{"city":"上海市","province":"上海市"},"lon":121.4737,"lat":31.2304}}"#)
+        #expect(a.canonicalData() == b.canonicalData())
+        #expect(try parse(a.canonicalString()) == a)
+    }
+
+    @Test func nonFiniteNumbersAreWrittenAsNull() {
+        #expect(JSONValue.array([.number(.nan), .number(.infinity)]).canonicalString() == "[null,null]")
+    }
+}

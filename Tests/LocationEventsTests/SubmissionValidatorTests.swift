@@ -1,0 +1,350 @@
+import Foundation
+import Testing
+@testable import LocationEvents
+
+@Suite struct SubmissionValidatorTests {
+    let validator = SubmissionValidator()
+    let now = SubmissionFixtures.now
+
+    private func errors(_ value: JSONValue) -> [FieldError] {
+        switch validator.validate(value, now: now) {
+        case .success: return []
+        case .failure(let failure): return failure.errors
+        }
+    }
+
+    private func pairs(_ value: JSONValue) -> [String] {
+        errors(value).map { "\($0.field) \($0.code)" }
+    }
+
+    private func merchant(_ path: String, _ value: JSONValue?) -> JSONValue {
+        SubmissionFixtures.submission(.merchantAddressFixed).setting(path, value)
+    }
+
+    @Test(arguments: EventType.allCases)
+    func everyExampleTypeIsValid(type: EventType) throws {
+        let submission = try validator.validate(SubmissionFixtures.submission(type), now: now).get()
+        #expect(submission.typeName == type.rawValue)
+        #expect(submission.eventId == UUID(uuidString: SubmissionFixtures.eventId))
+        #expect(submission.actor == Actor(userId: "sales-17", app: "onboarding", appVersion: "5.2.0", deviceId: "A1B2", os: "iOS 17.2"))
+    }
+
+    @Test func theDesignExampleBecomesThisSubmission() throws {
+        let submission = try validator.validate(SubmissionFixtures.submission(.merchantAddressFixed), now: now).get()
+        let capturedAt = try #require(Timestamp(rfc3339: "2026-11-29T10:00:00+08:00"))
+        let fix = Fix(
+            lat: 31.2304, lon: 121.4737, datum: .gcj02, horizontalAccuracy: 35, accuracyAuthorization: .full,
+            provider: .amap, capturedAt: capturedAt,
+            address: Address(
+                country: "中国", province: "上海市", city: "上海市", district: "黄浦区", street: "南京东路",
+                streetNumber: "100号", poiName: "第一百货", formatted: "上海市黄浦区南京东路100号", adcode: "310101"),
+            claimedInRegion: true)
+        #expect(submission.body == .merchantAddressFixed(merchantId: "M0001", purpose: .onboarding, fix: fix))
+        #expect(submission.streamName == "merchant-M0001")
+        #expect(submission.expectedVersion == nil)
+    }
+
+    @Test(arguments: [
+        (EventType.merchantAddressFixed, "merchant-M0001"), (.enterpriseAddressFixed, "enterprise-E01"),
+        (.terminalBound, "terminal-T01"), (.terminalUnbound, "terminal-T01"), (.terminalLocated, "terminal-T01"),
+        (.visitRecorded, "visit-V01"), (.locationFailed, "terminal-T01"),
+    ])
+    func streamNames(type: EventType, stream: String) throws {
+        #expect(try validator.validate(SubmissionFixtures.submission(type), now: now).get().streamName == stream)
+    }
+
+    // MARK: the envelope
+
+    @Test(arguments: [JSONValue.array([]), .string("x"), .number(1), .null, .bool(true)])
+    func notAnObject(value: JSONValue) {
+        #expect(pairs(value) == [" not_an_object"])
+    }
+
+    @Test func notJSONBytesAreNotAnObject() {
+        guard case .failure(let failure) = validator.validate(Data("{oops".utf8), now: now) else {
+            Issue.record("accepted bytes that are not JSON")
+            return
+        }
+        #expect(failure.errors.map(\.code) == ["not_an_object"])
+    }
+
+    @Test func missingType() {
+        #expect(pairs(merchant("type", nil)) == ["type required"])
+    }
+
+    @Test func unknownType() {
+        #expect(pairs(merchant("type", .string("MerchantMoved"))) == ["type unknown_type"])
+    }
+
+    @Test func typeOfWrongJSONType() {
+        #expect(pairs(merchant("type", .number(3))) == ["type wrong_type"])
+    }
+
+    @Test func missingEventId() {
+        #expect(pairs(merchant("eventId", nil)) == ["eventId required"])
+    }
+
+    @Test(arguments: ["not-a-uuid", "", "0b9c2a4e3f1d4a519a8e5f7c1d2e3a40"])
+    func invalidEventId(text: String) {
+        #expect(pairs(merchant("eventId", .string(text))) == ["eventId invalid_uuid"])
+    }
+
+    @Test(arguments: [
+        (JSONValue.number(3), ExpectedVersion.exact(3)), (.number(0), .exact(0)),
+        (.string("any"), .any), (.string("no_stream"), .noStream),
+    ])
+    func expectedVersions(value: JSONValue, expected: ExpectedVersion) throws {
+        #expect(try validator.validate(merchant("expectedVersion", value), now: now).get().expectedVersion == expected)
+    }
+
+    @Test(arguments: [
+        (JSONValue.number(-1), "out_of_range"), (.number(1e19), "out_of_range"), (.number(1.5), "wrong_type"),
+        (.bool(true), "wrong_type"), (.string("latest"), "unknown_value"), (.string("3"), "unknown_value"),
+    ])
+    func badExpectedVersion(value: JSONValue, code: String) {
+        #expect(pairs(merchant("expectedVersion", value)) == ["expectedVersion \(code)"])
+    }
+
+    @Test func actorMayBeAbsent() throws {
+        #expect(try validator.validate(merchant("actor", nil), now: now).get().actor == Actor())
+    }
+
+    @Test func actorFields() {
+        #expect(pairs(merchant("actor", .string("sales-17"))) == ["actor wrong_type"])
+        #expect(pairs(merchant("actor.userId", .number(17))) == ["actor.userId wrong_type"])
+        #expect(pairs(merchant("actor.os", .string(String(repeating: "x", count: 129)))) == ["actor.os too_long"])
+    }
+
+    // MARK: ids
+
+    @Test(arguments: ["merchantId"])
+    func merchantIdRequired(field: String) {
+        #expect(pairs(merchant(field, nil)) == ["merchantId required"])
+    }
+
+    @Test(arguments: [
+        (EventType.enterpriseAddressFixed, "enterpriseId"), (.terminalBound, "terminalId"), (.terminalBound, "merchantId"),
+        (.terminalUnbound, "terminalId"), (.terminalUnbound, "merchantId"), (.terminalLocated, "terminalId"),
+        (.visitRecorded, "visitId"), (.visitRecorded, "merchantId"), (.visitRecorded, "visitorId"),
+    ])
+    func idsRequired(type: EventType, field: String) {
+        #expect(pairs(SubmissionFixtures.submission(type).setting(field, nil)) == ["\(field) required"])
+    }
+
+    @Test(arguments: ["", "has space", "M/1", "商户1", String(repeating: "a", count: 65), "M\n1"])
+    func invalidIds(id: String) {
+        #expect(pairs(merchant("merchantId", .string(id))) == ["merchantId invalid_id"])
+        #expect(pairs(SubmissionFixtures.submission(.visitRecorded).setting("visitorId", .string(id))) == ["visitorId invalid_id"])
+    }
+
+    @Test(arguments: ["a", "M0001", "store_1.b:c-d", String(repeating: "Z", count: 64)])
+    func validIds(id: String) throws {
+        #expect(try validator.validate(merchant("merchantId", .string(id)), now: now).get().streamName == "merchant-\(id)")
+    }
+
+    @Test func idOfWrongJSONType() {
+        #expect(pairs(merchant("merchantId", .number(1))) == ["merchantId wrong_type"])
+    }
+
+    @Test func purpose() {
+        #expect(pairs(merchant("purpose", nil)) == ["purpose required"])
+        #expect(pairs(merchant("purpose", .string("visit"))) == ["purpose unknown_value"])
+    }
+
+    // MARK: the fix
+
+    @Test func fixRequired() {
+        #expect(pairs(merchant("fix", nil)) == ["fix required"])
+        #expect(pairs(merchant("fix", .array([]))) == ["fix wrong_type"])
+    }
+
+    @Test(arguments: ["lat", "lon"])
+    func coordinateRequired(key: String) {
+        #expect(pairs(merchant("fix.\(key)", nil)) == ["fix.\(key) required"])
+    }
+
+    @Test(arguments: [JSONValue.string("31.2"), .bool(true), .array([]), .object([:]), .string("north")])
+    func coordinateNotANumber(value: JSONValue) {
+        #expect(pairs(merchant("fix.lat", value)) == ["fix.lat not_a_number"])
+        #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_a_number"])
+    }
+
+    @Test(arguments: [
+        JSONValue.string("NaN"), .string("Infinity"), .string("-Infinity"), .string("1e999"),
+        .number(.nan), .number(.infinity),
+    ])
+    func coordinateNotFinite(value: JSONValue) {
+        #expect(pairs(merchant("fix.lat", value)) == ["fix.lat not_finite"])
+        #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_finite"])
+    }
+
+    @Test(arguments: [(90.0001, 0.0), (-90.5, 0.0), (0.0, 180.0001), (0.0, -181.0)])
+    func coordinateOutOfRange(lat: Double, lon: Double) {
+        let value = merchant("fix.lat", .number(lat == 0 ? 10 : lat)).setting("fix.lon", .number(lon == 0 ? 10 : lon))
+        #expect(pairs(value) == [lat == 0 ? "fix.lon out_of_range" : "fix.lat out_of_range"])
+    }
+
+    @Test func rangeBoundsAreIncluded() throws {
+        _ = try validator.validate(merchant("fix.lat", .number(-90)).setting("fix.lon", .number(180)), now: now).get()
+    }
+
+    @Test func nullIsland() {
+        #expect(pairs(merchant("fix.lat", .number(0)).setting("fix.lon", .number(0))) == ["fix null_island"])
+    }
+
+    @Test func horizontalAccuracy() {
+        #expect(pairs(merchant("fix.horizontalAccuracy", nil)) == ["fix.horizontalAccuracy required"])
+        #expect(pairs(merchant("fix.horizontalAccuracy", .number(-1))) == ["fix.horizontalAccuracy negative_accuracy"])
+        #expect(pairs(merchant("fix.horizontalAccuracy", .number(0))) == ["fix.horizontalAccuracy zero_accuracy"])
+        #expect(pairs(merchant("fix.horizontalAccuracy", .number(100_001))) == ["fix.horizontalAccuracy out_of_range"])
+        #expect(pairs(merchant("fix.horizontalAccuracy", .string("35"))) == ["fix.horizontalAccuracy not_a_number"])
+        #expect(pairs(merchant("fix.horizontalAccuracy", .string("Infinity"))) == ["fix.horizontalAccuracy not_finite"])
+    }
+
+    @Test func accuracyLimitIsConfigurable() {
+        let strict = SubmissionValidator(limits: ValidationLimits(maximumAccuracyMetres: 5000))
+        guard case .failure(let failure) = strict.validate(merchant("fix.horizontalAccuracy", .number(5001)), now: now) else {
+            Issue.record("accepted 5001 m")
+            return
+        }
+        #expect(failure.errors.map(\.code) == ["out_of_range"])
+    }
+
+    @Test(arguments: [
+        ("datum", "WGS84"), ("datum", "baidu"), ("provider", "google"), ("provider", "AMap"),
+        ("accuracyAuthorization", "precise"), ("accuracyAuthorization", "temporary"),
+    ])
+    func unknownValues(key: String, value: String) {
+        #expect(pairs(merchant("fix.\(key)", .string(value))) == ["fix.\(key) unknown_value"])
+    }
+
+    @Test func optionalFixMembersMayBeAbsent() throws {
+        let value = merchant("fix.datum", nil).setting("fix.accuracyAuthorization", nil)
+            .setting("fix.address", nil).setting("fix.claimedInRegion", .null)
+        let fix = try #require(try validator.validate(value, now: now).get().body.fix)
+        #expect(fix.datum == nil)
+        #expect(fix.accuracyAuthorization == nil)
+        #expect(fix.address == nil)
+        #expect(fix.claimedInRegion == nil)
+    }
+
+    @Test func providerRequired() {
+        #expect(pairs(merchant("fix.provider", nil)) == ["fix.provider required"])
+    }
+
+    @Test func capturedAt() {
+        #expect(pairs(merchant("fix.capturedAt", nil)) == ["fix.capturedAt required"])
+        #expect(pairs(merchant("fix.capturedAt", .string("last tuesday"))) == ["fix.capturedAt invalid_timestamp"])
+        #expect(pairs(merchant("fix.capturedAt", .number(1_764_381_600))) == ["fix.capturedAt wrong_type"])
+        #expect(pairs(merchant("fix.capturedAt", .string("2026-11-29T10:00:00"))) == ["fix.capturedAt missing_offset"])
+        #expect(pairs(merchant("fix.capturedAt", .string("2026-11-29T12:05:01+08:00"))) == ["fix.capturedAt in_future"])
+        #expect(pairs(merchant("fix.capturedAt", .string("2007-12-31T23:59:59Z"))) == ["fix.capturedAt too_old"])
+    }
+
+    @Test func capturedAtWithinTheClockTolerance() throws {
+        _ = try validator.validate(merchant("fix.capturedAt", .string("2026-11-29T12:05:00+08:00")), now: now).get()
+        _ = try validator.validate(merchant("fix.capturedAt", .string("2008-01-01T00:00:00Z")), now: now).get()
+    }
+
+    @Test(arguments: Address.fieldNames.filter { $0 != "adcode" })
+    func addressFieldsTooLong(key: String) throws {
+        let long = String(repeating: "路", count: 257)
+        #expect(pairs(merchant("fix.address.\(key)", .string(long))) == ["fix.address.\(key) too_long"])
+        let limit = String(repeating: "路", count: 256)
+        _ = try validator.validate(merchant("fix.address.\(key)", .string(limit)), now: now).get()
+    }
+
+    @Test func addressTypes() {
+        #expect(pairs(merchant("fix.address", .string("上海"))) == ["fix.address wrong_type"])
+        #expect(pairs(merchant("fix.address.province", .number(31))) == ["fix.address.province wrong_type"])
+        #expect(pairs(merchant("fix.address.adcode", .string("31010"))) == ["fix.address.adcode invalid_adcode"])
+    }
+
+    @Test(arguments: [JSONValue.string("true"), .number(1), .array([])])
+    func claimedInRegionMustBeBoolean(value: JSONValue) {
+        #expect(pairs(merchant("fix.claimedInRegion", value)) == ["fix.claimedInRegion wrong_type"])
+    }
+
+    // MARK: free text
+
+    @Test func freeTextLimits() {
+        let visit = SubmissionFixtures.submission(.visitRecorded)
+        #expect(pairs(visit.setting("note", .string(String(repeating: "x", count: 2001)))) == ["note too_long"])
+        let unbound = SubmissionFixtures.submission(.terminalUnbound)
+        #expect(pairs(unbound.setting("reason", .string(String(repeating: "x", count: 501)))) == ["reason too_long"])
+        let failed = SubmissionFixtures.submission(.locationFailed)
+        #expect(pairs(failed.setting("errorMessage", .string(String(repeating: "x", count: 1001)))) == ["errorMessage too_long"])
+    }
+
+    @Test func optionalFreeText() throws {
+        let visit = try validator.validate(SubmissionFixtures.submission(.visitRecorded).setting("note", nil), now: now).get()
+        guard case .visitRecorded(_, _, _, _, let note) = visit.body else { Issue.record("not a visit"); return }
+        #expect(note == nil)
+    }
+
+    // MARK: LocationFailed
+
+    @Test func locationFailure() throws {
+        let submission = try validator.validate(SubmissionFixtures.submission(.locationFailed), now: now).get()
+        guard case .locationFailed(let failure) = submission.body else { Issue.record("not a failure"); return }
+        #expect(failure.entity == EntityRef(kind: .terminal, id: "T01"))
+        #expect(failure.purpose == "terminal_binding")
+        #expect(failure.provider == .amap)
+        #expect(failure.errorCode == 4)
+        #expect(failure.category == .timeout)
+        #expect(failure.capturedAt.text == "2026-11-29T10:00:00+08:00")
+    }
+
+    @Test func locationFailureEntity() {
+        let failed = SubmissionFixtures.submission(.locationFailed)
+        #expect(pairs(failed.setting("terminalId", nil)) == ["entity required"])
+        #expect(pairs(failed.setting("merchantId", .string("M1"))) == ["entity ambiguous_entity"])
+        #expect(pairs(failed.setting("terminalId", .string("bad id"))) == ["terminalId invalid_id"])
+    }
+
+    @Test func locationFailureFields() {
+        let failed = SubmissionFixtures.submission(.locationFailed)
+        #expect(pairs(failed.setting("provider", nil)) == ["provider required"])
+        #expect(pairs(failed.setting("provider", .string("baidu"))) == ["provider unknown_value"])
+        #expect(pairs(failed.setting("errorCode", nil)) == ["errorCode required"])
+        #expect(pairs(failed.setting("errorCode", .string("4"))) == ["errorCode wrong_type"])
+        #expect(pairs(failed.setting("errorCode", .number(4.5))) == ["errorCode wrong_type"])
+        #expect(pairs(failed.setting("capturedAt", nil)) == ["capturedAt required"])
+        #expect(pairs(failed.setting("capturedAt", .string("2026-11-29 10:00"))) == ["capturedAt invalid_timestamp"])
+        #expect(pairs(failed.setting("purpose", .string("a b"))) == ["purpose invalid_value"])
+    }
+
+    // MARK: collecting
+
+    @Test func everyProblemIsReported() {
+        let value = SubmissionFixtures.submission(.visitRecorded)
+            .setting("eventId", .string("nope"))
+            .setting("merchantId", nil)
+            .setting("visitorId", .string("a b"))
+            .setting("fix.lat", .number(91))
+            .setting("fix.lon", .string("east"))
+            .setting("fix.horizontalAccuracy", .number(-1))
+            .setting("fix.provider", .string("gps"))
+            .setting("fix.capturedAt", .string("2026-11-29T10:00:00"))
+            .setting("fix.address.province", .string(String(repeating: "省", count: 300)))
+            .setting("fix.claimedInRegion", .string("yes"))
+            .setting("actor.userId", .bool(false))
+        #expect(Set(pairs(value)) == [
+            "eventId invalid_uuid", "merchantId required", "visitorId invalid_id", "fix.lat out_of_range",
+            "fix.lon not_a_number", "fix.horizontalAccuracy negative_accuracy", "fix.provider unknown_value",
+            "fix.capturedAt missing_offset", "fix.address.province too_long", "fix.claimedInRegion wrong_type",
+            "actor.userId wrong_type",
+        ])
+    }
+
+    @Test func unknownTypeStillChecksTheEnvelope() {
+        let value = merchant("type", .string("Nope")).setting("eventId", nil).setting("actor", .number(1))
+        #expect(Set(pairs(value)) == ["type unknown_type", "eventId required", "actor wrong_type"])
+    }
+
+    @Test func messagesAreWritten() {
+        for error in errors(merchant("fix.lat", .number(100)).setting("merchantId", nil)) {
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
