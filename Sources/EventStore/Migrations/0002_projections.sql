@@ -21,7 +21,7 @@ CREATE TABLE projections.fixes (
     datum               text        NOT NULL,       -- the datum the fix was in, sent or inferred
     datum_inferred      boolean     NOT NULL,
     horizontal_accuracy float8      NOT NULL,
-    authorization       text        NOT NULL,       -- full, reduced, unknown
+    accuracy_authorization text     NOT NULL,       -- full, reduced, unknown
     accuracy            text        NOT NULL,       -- precise, approximate, unusable
     provider            text        NOT NULL,
     region              text        NOT NULL,
