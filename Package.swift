@@ -22,9 +22,10 @@ let package = Package(
         // Application.
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
         .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
+        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
+        .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
 
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),

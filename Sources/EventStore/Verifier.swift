@@ -37,11 +37,11 @@ public struct Verifier: Sendable {
         var checked = 0
         while true {
             let rows = try connection.query(
-                "SELECT \(EventStore.columns) FROM events WHERE position >= $1 ORDER BY position LIMIT $2",
+                "SELECT \(EventLog.columns) FROM events WHERE position >= $1 ORDER BY position LIMIT $2",
                 [expectedPosition, pageSize])
             if rows.count == 0 { break }
             for row in rows {
-                let event = try EventStore.recordedEvent(row)
+                let event = try EventLog.recordedEvent(row)
                 let recordedAt = Timestamp(microseconds: try row.decode(7))
                 func broken(_ reason: String) -> VerificationReport {
                     VerificationReport(

@@ -36,7 +36,7 @@ public struct SubmissionValidator: Sendable {
     /// Parses and validates. Bytes that are not JSON at all give `""` / `not_an_object`.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
         guard let value = try? JSONValue(parsing: data) else {
-            return .failure(ValidationFailure(errors: [FieldError(field: "", code: .notAnObject, message: "the submission is not valid JSON")]))
+            return .failure(ValidationFailure(errors: [FieldError(field: "", code: .invalidJSON, message: "the submission is not valid JSON")]))
         }
         return validate(value, now: now)
     }

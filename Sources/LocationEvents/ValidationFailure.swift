@@ -2,6 +2,8 @@
 public enum ValidationCode: String, Sendable, Hashable, Codable, CaseIterable {
     /// The submission is not a JSON object.
     case notAnObject = "not_an_object"
+    /// The bytes of the item are not JSON at all.
+    case invalidJSON = "invalid_json"
     case required
     /// `type` names no event type.
     case unknownType = "unknown_type"

@@ -1,8 +1,37 @@
 import EventStore
 import Foundation
+import Projections
 
-/// `verify` (and, later, `replay`): whole-log operations.
+/// `verify` and `replay`: whole-log operations.
 enum MaintenanceCommands {
+    static let all = [verify, replay]
+
+    static let replay = Command(
+        words: ["replay"], summary: "rebuild every projection from the event log",
+        help: """
+            Usage: geoledger replay [--quiet]
+
+            Rebuilds the projections (fix history, address positions, terminals, visits, failures) from the
+            whole log into fresh tables and swaps them in at the end, in one transaction: readers see the old
+            tables until the new ones are complete. Appends wait while it runs. The result does not depend on
+            the order in which events arrived.
+
+            Options:
+              --quiet   no progress line
+            """,
+        run: { words in
+            let arguments = try Arguments(words, flags: ["quiet"])
+            if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            let connection = try Settings.fromEnvironment().connect()
+            let progress = ProgressLine(totalBytes: nil, enabled: !arguments.flag("quiet") && isatty(STDERR_FILENO) == 1)
+            let count = try Replayer().replay(on: connection) { done, total in
+                progress.update(count: Int(done), bytes: 0)
+            }
+            progress.finish()
+            print("replayed \(count) events in \(progress.elapsedText)")
+            return ExitCode.ok
+        })
+
     static let verify = Command(
         words: ["verify"], summary: "recompute every stream's hash chain and report the first broken link",
         help: """

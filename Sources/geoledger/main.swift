@@ -1,5 +1,6 @@
 import Foundation
 
-let commands: [Command] = DatabaseCommands.all + [MaintenanceCommands.verify] + RegionCommands.all
+let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + MaintenanceCommands.all
+    + RegionCommands.all
 
 exit(CommandLineInterface(commands: commands).main(Array(CommandLine.arguments.dropFirst())))

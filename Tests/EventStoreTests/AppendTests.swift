@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Appending events")
 struct AppendTests {
-    let store = EventStore()
+    let store = EventLog()
 
     @Test("versions are gap-free per stream and positions gap-free across streams")
     func versionsAndPositions() throws {

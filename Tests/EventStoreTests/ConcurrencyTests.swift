@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Concurrent writers and readers")
 struct ConcurrencyTests {
-    let store = EventStore()
+    let store = EventLog()
 
     @Test("two writers racing for each version of one stream: exactly one wins each time")
     func racingWriters() throws {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Immutability and the hash chain")
 struct ImmutabilityTests {
-    let store = EventStore()
+    let store = EventLog()
 
     @Test("UPDATE, DELETE and TRUNCATE on events fail, even for a superuser", arguments: [
         "UPDATE events SET type = 'Changed' WHERE position = 1",

@@ -6,7 +6,7 @@ import Postgres
 /// Every append takes one transaction-scoped advisory lock, so appends are serialised: global positions are
 /// assigned gap-free and become visible in position order, and a reader polling "after position P" never
 /// misses an event that commits later with a smaller position.
-public struct EventStore: Sendable {
+public struct EventLog: Sendable {
     /// Arbitrary, fixed: the advisory lock key that serialises appends.
     static let appendLockKey: Int64 = 0x6765_6f6c_6170_7064
 
@@ -23,8 +23,8 @@ public struct EventStore: Sendable {
     ) throws -> [AppendResult] {
         guard !events.isEmpty else { return [] }
         return try connection.transaction { transaction in
-            try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
-            var plan = try AppendPlan(
+            try lockAppends(on: transaction)
+            var plan = AppendPlan(
                 events: events,
                 stored: try storedEvents(ids: events.map(\.eventId), on: transaction),
                 heads: try streamHeads(Set(events.map(\.stream)), on: transaction),
@@ -52,6 +52,11 @@ public struct EventStore: Sendable {
         } catch let failed as AtomicBatchFailed {
             return failed.results
         }
+    }
+
+    /// Takes the append lock until the end of the caller's transaction: appends from anywhere wait until then.
+    public func lockAppends(on transaction: Connection) throws {
+        try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
     }
 
     /// Events after a global position, in position order.

@@ -1,0 +1,63 @@
+import EventStore
+import Foundation
+import LocationEvents
+
+/// What happened to one submitted item.
+public enum IngestStatus: String, Sendable, Codable {
+    case appended, duplicate, conflict, invalid
+    /// The batch was atomic and another item failed.
+    case notAppended = "not_appended"
+}
+
+/// The answer for one item of a batch, as DESIGN.md's batch answer shows it.
+public struct IngestItemResult: Sendable, Equatable {
+    /// The item's `eventId` as sent, when it had a string one.
+    public var eventId: String?
+    public var status: IngestStatus
+    public var stream: String?
+    public var version: Int64?
+    public var position: Int64?
+    /// Field errors of an invalid item.
+    public var errors: [FieldError] = []
+    /// Why a conflicting item was refused.
+    public var conflict: AppendConflict?
+
+    /// The JSON object of the batch answer.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["status": .string(status.rawValue)]
+        members["eventId"] = eventId.map(JSONValue.string)
+        members["stream"] = stream.map(JSONValue.string)
+        members["version"] = version.map { .number(Double($0)) }
+        members["position"] = position.map { .number(Double($0)) }
+        if !errors.isEmpty {
+            members["errors"] = .array(errors.map { error in
+                .object(["field": .string(error.field), "code": .string(error.code), "message": .string(error.message)])
+            })
+        }
+        if let conflict {
+            members["error"] = .object(["code": .string(conflict.code), "message": .string(conflict.message)])
+        }
+        return .object(members)
+    }
+}
+
+/// The answers to a batch, in order, with counts per status.
+public struct IngestReport: Sendable, Equatable {
+    public var results: [IngestItemResult]
+
+    public func count(_ status: IngestStatus) -> Int {
+        results.reduce(0) { $0 + ($1.status == status ? 1 : 0) }
+    }
+
+    /// `{"results": [...], "appended": n, "duplicate": n, "conflict": n, "invalid": n}` (and `not_appended`
+    /// when an atomic batch failed).
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["results": .array(results.map(\.json))]
+        for status in [IngestStatus.appended, .duplicate, .conflict, .invalid] {
+            members[status.rawValue] = .number(Double(count(status)))
+        }
+        let notAppended = count(.notAppended)
+        if notAppended > 0 { members[IngestStatus.notAppended.rawValue] = .number(Double(notAppended)) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,117 @@
+import EventStore
+import Foundation
+import Geo
+import LocationEvents
+import Postgres
+
+/// One submitted item: parsed JSON, or bytes that were not JSON.
+public enum IngestItem: Sendable {
+    case json(JSONValue)
+    case malformed(reason: String)
+}
+
+/// Items validated, assessed and turned into events, ready to append. Building it needs no database, so it can
+/// run while the previous batch is being written.
+public struct PreparedBatch: Sendable {
+    /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
+    fileprivate var items: [PreparedItem]
+    fileprivate var bindingChanges: [UUID: BindingChange]
+
+    public var count: Int { items.count }
+}
+
+private enum PreparedItem: Sendable {
+    case event(NewEvent)
+    case rejected(IngestItemResult)
+}
+
+extension BindingChange: @unchecked Sendable {}
+
+/// The one path by which location records come in, for the CLI and HTTP alike:
+/// validate → assess → append in a batch, with domain rules and projections in the same transaction.
+public struct IngestService: Sendable {
+    let validator: SubmissionValidator
+    let assessor: FixAssessor
+    let store = EventLog()
+
+    public init(classifier: any RegionClassifying, policy: AccuracyPolicy = AccuracyPolicy(), limits: ValidationLimits = ValidationLimits()) {
+        validator = SubmissionValidator(limits: limits)
+        assessor = FixAssessor(classifier: classifier, policy: policy)
+    }
+
+    /// Validates and assesses items; `now` is the server's receive time.
+    public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
+        var bindingChanges: [UUID: BindingChange] = [:]
+        let prepared = items.map { item -> PreparedItem in
+            guard case .json(let value) = item else {
+                if case .malformed(let reason) = item {
+                    return .rejected(IngestItemResult(
+                        status: .invalid, errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(reason)")]))
+                }
+                return .rejected(IngestItemResult(status: .invalid))
+            }
+            switch validator.validate(value, now: now) {
+            case .failure(let failure):
+                return .rejected(IngestItemResult(eventId: value["eventId"]?.stringValue, status: .invalid, errors: failure.errors))
+            case .success(let submission):
+                switch submission.body {
+                case .terminalBound(let terminalId, let merchantId, _):
+                    bindingChanges[submission.eventId] = BindingChange(kind: .bind, terminalId: terminalId, merchantId: merchantId)
+                case .terminalUnbound(let terminalId, let merchantId, _):
+                    bindingChanges[submission.eventId] = BindingChange(kind: .unbind, terminalId: terminalId, merchantId: merchantId)
+                default:
+                    break
+                }
+                let assessment = submission.body.fix.map(assessor.assess)
+                return .event(EventPayload.newEvent(
+                    submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now))
+            }
+        }
+        return PreparedBatch(items: prepared, bindingChanges: bindingChanges)
+    }
+
+    /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
+    /// stored; with it, one bad item stores nothing.
+    public func append(_ batch: PreparedBatch, atomic: Bool = false, on connection: Connection) throws -> IngestReport {
+        let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
+        let rules = LocationRules(bindingChanges: batch.bindingChanges)
+        let anyRejected = events.count < batch.items.count
+        let appended: [AppendResult]
+        if atomic && anyRejected {
+            appended = events.map { _ in .notAppended }
+        } else if atomic {
+            appended = try store.appendAtomically(events, hooks: rules, on: connection)
+        } else {
+            appended = try store.append(events, hooks: rules, on: connection)
+        }
+        var answers = appended.makeIterator()
+        let results = batch.items.map { item -> IngestItemResult in
+            switch item {
+            case .rejected(let result):
+                return result
+            case .event(let event):
+                return Self.result(for: event, answers.next() ?? .notAppended)
+            }
+        }
+        return IngestReport(results: results)
+    }
+
+    /// ``prepare(_:now:)`` then ``append(_:atomic:on:)``.
+    public func ingest(_ items: [IngestItem], atomic: Bool = false, now: Date = Date(), on connection: Connection) throws -> IngestReport {
+        try append(prepare(items, now: now), atomic: atomic, on: connection)
+    }
+
+    private static func result(for event: NewEvent, _ answer: AppendResult) -> IngestItemResult {
+        let id = event.eventId.uuidString.lowercased()
+        switch answer {
+        case .appended(let stream, let version, let position):
+            return IngestItemResult(eventId: id, status: .appended, stream: stream, version: version, position: position)
+        case .duplicate(let stream, let version, let position):
+            return IngestItemResult(eventId: id, status: .duplicate, stream: stream, version: version, position: position)
+        case .conflict(let conflict):
+            return IngestItemResult(eventId: id, status: .conflict, stream: event.stream, conflict: conflict)
+        case .notAppended:
+            return IngestItemResult(eventId: id, status: .notAppended, stream: event.stream)
+        }
+    }
+}

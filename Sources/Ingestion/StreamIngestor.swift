@@ -1,0 +1,136 @@
+import Foundation
+import Postgres
+import Synchronization
+
+/// Totals of a streamed ingest.
+public struct IngestTotals: Sendable, Equatable {
+    public var items = 0
+    public var appended = 0
+    public var duplicate = 0
+    public var conflict = 0
+    public var invalid = 0
+
+    public init() {}
+
+    /// Every item was stored, now or before.
+    public var allStored: Bool { conflict == 0 && invalid == 0 }
+
+    mutating func add(_ report: IngestReport) {
+        items += report.results.count
+        appended += report.count(.appended)
+        duplicate += report.count(.duplicate)
+        conflict += report.count(.conflict)
+        invalid += report.count(.invalid)
+    }
+}
+
+/// Ingests a stream of submissions in batches: one thread reads, parses, validates and assesses the next batch
+/// while the caller's thread appends the current one, so the database and the checks work at the same time.
+/// Memory stays bounded by two batches whatever the input size.
+public struct StreamIngestor {
+    let service: IngestService
+    let batchSize: Int
+
+    public init(service: IngestService, batchSize: Int = 1000) {
+        self.service = service
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// - Parameters:
+    ///   - reader: the input; consumed on a thread of its own.
+    ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
+    ///   - progress: called after each batch with the totals so far and the input bytes read.
+    public func run(
+        _ reader: SubmissionReader, on connection: Connection,
+        rejected: (SubmissionReader.RawItem, IngestItemResult) -> Void = { _, _ in },
+        progress: (IngestTotals, Int) -> Void = { _, _ in }
+    ) throws -> IngestTotals {
+        let queue = BatchQueue(capacity: 2)
+        let service = self.service
+        let batchSize = self.batchSize
+        let input = reader
+        let producer = Thread {
+            var reader = input
+            while !queue.isCancelled {
+                var raw: [SubmissionReader.RawItem] = []
+                while raw.count < batchSize, let item = reader.next() { raw.append(item) }
+                if raw.isEmpty { break }
+                let prepared = service.prepare(raw.map(\.parsed))
+                queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesRead))
+            }
+            queue.finish()
+        }
+        producer.stackSize = 8 << 20
+        producer.start()
+        defer { queue.cancel() }
+
+        var totals = IngestTotals()
+        while let batch = queue.take() {
+            let report = try service.append(batch.prepared, on: connection)
+            totals.add(report)
+            for (raw, result) in zip(batch.raw, report.results) where result.status == .invalid || result.status == .conflict {
+                rejected(raw, result)
+            }
+            progress(totals, batch.bytesRead)
+        }
+        return totals
+    }
+}
+
+private struct ReadBatch: Sendable {
+    let raw: [SubmissionReader.RawItem]
+    let prepared: PreparedBatch
+    let bytesRead: Int
+}
+
+/// A bounded hand-over between the reading thread and the appending one.
+private final class BatchQueue: Sendable {
+    private struct State {
+        var batches: [ReadBatch] = []
+        var finished = false
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+    private let slots: DispatchSemaphore
+    private let items = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) {
+        slots = DispatchSemaphore(value: capacity)
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func put(_ batch: ReadBatch) {
+        slots.wait()
+        state.withLock { $0.batches.append(batch) }
+        items.signal()
+    }
+
+    func finish() {
+        state.withLock { $0.finished = true }
+        items.signal()
+    }
+
+    /// The next batch, or nil when the reader has finished and everything was taken.
+    func take() -> ReadBatch? {
+        while true {
+            items.wait()
+            let next: ReadBatch?? = state.withLock { state in
+                if !state.batches.isEmpty { return .some(state.batches.removeFirst()) }
+                return state.finished ? .some(nil) : nil
+            }
+            if let next {
+                if next != nil { slots.signal() } else { items.signal() }
+                return next
+            }
+        }
+    }
+
+    /// Stops the reader early (the appender failed): frees it if it waits for a slot.
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        slots.signal()
+        slots.signal()
+    }
+}
