@@ -38,28 +38,25 @@ enum RegionCommands {
 
         """
 
-    static func classify(arguments: [String]) -> Int32 {
-        var datum = Datum.wgs84
+    static let all = [
+        Command(
+            words: ["region", "classify"], summary: "classify CSV lat,lon points into mainland/hong_kong/macau/taiwan/outside",
+            help: classifyUsage, run: classify),
+        Command(
+            words: ["datum", "convert"], summary: "convert CSV lat,lon points between wgs84, gcj02 and bd09",
+            help: convertUsage, run: convertDatum),
+    ]
+
+    static func classify(_ words: [String]) throws -> Int32 {
+        let arguments = try Arguments(words, options: ["datum", "near-boundary-metres"])
+        if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        let datum = try datumOption(arguments, "datum") ?? .wgs84
         var nearMetres = 1000.0
-        var options = OptionReader(arguments)
-        while let option = options.next() {
-            switch option {
-            case "--help", "-h":
-                writeStandardOutput(classifyUsage)
-                return 0
-            case "--datum":
-                guard let value = options.value(), let parsed = Datum(rawValue: value) else {
-                    return usageError("--datum needs one of wgs84, gcj02, bd09", classifyUsage)
-                }
-                datum = parsed
-            case "--near-boundary-metres":
-                guard let value = options.value(), let parsed = Double(value), parsed >= 0, parsed.isFinite else {
-                    return usageError("--near-boundary-metres needs a non-negative number", classifyUsage)
-                }
-                nearMetres = parsed
-            default:
-                return usageError("unknown argument \(option)", classifyUsage)
+        if let text = arguments.value("near-boundary-metres") {
+            guard let parsed = Double(text), parsed >= 0, parsed.isFinite else {
+                throw UsageError("--near-boundary-metres needs a non-negative number, not '\(text)'")
             }
+            nearMetres = parsed
         }
         let classifier: BoundaryClassifier
         do {
@@ -85,25 +82,12 @@ enum RegionCommands {
         return failed ? 1 : 0
     }
 
-    static func convertDatum(arguments: [String]) -> Int32 {
-        var from: Datum?
-        var to: Datum?
-        var options = OptionReader(arguments)
-        while let option = options.next() {
-            switch option {
-            case "--help", "-h":
-                writeStandardOutput(convertUsage)
-                return 0
-            case "--from", "--to":
-                guard let value = options.value(), let parsed = Datum(rawValue: value) else {
-                    return usageError("\(option) needs one of wgs84, gcj02, bd09", convertUsage)
-                }
-                if option == "--from" { from = parsed } else { to = parsed }
-            default:
-                return usageError("unknown argument \(option)", convertUsage)
-            }
+    static func convertDatum(_ words: [String]) throws -> Int32 {
+        let arguments = try Arguments(words, options: ["from", "to"])
+        if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        guard let from = try datumOption(arguments, "from"), let to = try datumOption(arguments, "to") else {
+            throw UsageError("--from and --to are required")
         }
-        guard let from, let to else { return usageError("--from and --to are required", convertUsage) }
         let classifier: BoundaryClassifier
         do {
             classifier = try BoundaryClassifier.bundled()
@@ -126,6 +110,14 @@ enum RegionCommands {
         }
         output.flush()
         return failed ? 1 : 0
+    }
+
+    private static func datumOption(_ arguments: Arguments, _ name: String) throws -> Datum? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let datum = Datum(rawValue: text) else {
+            throw UsageError("--\(name) must be one of wgs84, gcj02, bd09, not '\(text)'")
+        }
+        return datum
     }
 
     // MARK: - Input
@@ -205,133 +197,7 @@ enum RegionCommands {
 
     // MARK: - Output
 
-    private static func usageError(_ message: String, _ usage: String) -> Int32 {
-        writeStandardError("error: \(message)\n\n\(usage)")
-        return 64
-    }
-
-    private static func writeStandardOutput(_ text: String) {
-        var output = BufferedOutput()
-        output.append(text)
-        output.flush()
-    }
-
     private static func writeStandardError(_ text: String) {
         writeAll(Array(text.utf8), to: 2)
-    }
-}
-
-/// Writes all of `bytes` to a file descriptor, retrying short writes and interruptions.
-private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
-}
-
-/// Reads `--name value` and `--name=value` options.
-private struct OptionReader {
-    private var arguments: [String]
-    private var index = 0
-    private var pendingValue: String?
-
-    init(_ arguments: [String]) { self.arguments = arguments }
-
-    mutating func next() -> String? {
-        guard index < arguments.count else { return nil }
-        let argument = arguments[index]
-        index += 1
-        pendingValue = nil
-        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-            pendingValue = String(argument[argument.index(after: equals)...])
-            return String(argument[..<equals])
-        }
-        return argument
-    }
-
-    mutating func value() -> String? {
-        if let pendingValue { self.pendingValue = nil; return pendingValue }
-        guard index < arguments.count else { return nil }
-        index += 1
-        return arguments[index - 1]
-    }
-}
-
-/// Reads standard input in 64 KiB blocks and hands out lines without their terminator.
-private struct LineReader {
-    private var buffer: [UInt8] = []
-    private var position = 0
-    private var atEnd = false
-    private static let blockSize = 1 << 16
-
-    mutating func nextLine() -> ArraySlice<UInt8>? {
-        while true {
-            if let newline = buffer[position...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[position..<newline]
-                position = newline + 1
-                return line
-            }
-            if atEnd {
-                guard position < buffer.count else { return nil }
-                let line = buffer[position...]
-                position = buffer.count
-                return line
-            }
-            // Keep the unfinished line, then read another block after it.
-            buffer.removeSubrange(0..<position)
-            position = 0
-            let oldCount = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: LineReader.blockSize))
-            var count = 0
-            repeat {
-                count = buffer.withUnsafeMutableBufferPointer { pointer in
-                    read(0, pointer.baseAddress! + oldCount, LineReader.blockSize)
-                }
-            } while count < 0 && errno == EINTR
-            let received = max(count, 0)
-            buffer.removeSubrange((oldCount + received)...)
-            if received == 0 { atEnd = true }
-        }
-    }
-}
-
-/// Collects output and writes it to standard output in large blocks.
-private struct BufferedOutput {
-    private var buffer: [UInt8] = []
-    private static let flushSize = 1 << 16
-
-    init() { buffer.reserveCapacity(BufferedOutput.flushSize + 256) }
-
-    mutating func append(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        flushIfFull()
-    }
-
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
-        buffer.append(contentsOf: bytes)
-        flushIfFull()
-    }
-
-    mutating func append(_ byte: UInt8) {
-        buffer.append(byte)
-    }
-
-    private mutating func flushIfFull() {
-        if buffer.count >= BufferedOutput.flushSize { flush() }
-    }
-
-    mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        writeAll(buffer, to: 1)
-        buffer.removeAll(keepingCapacity: true)
     }
 }
