@@ -16,13 +16,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The private cluster under .data/ unless DATABASE_URL is set; migrate; then run the service.
+# The private cluster under .data/ unless DATABASE_URL is set, migrated and verified. There is no server
+# process yet: the CLI is the way in (see README.md).
 run: build
 	@if [ -z "$$DATABASE_URL" ]; then \
 		url=$$($(BIN) db start) || exit 1; export DATABASE_URL="$$url"; \
-		echo "DATABASE_URL=$$url"; \
 	fi; \
-	$(BIN) migrate && $(BIN) verify && $(BIN) db status || true
+	$(BIN) migrate && $(BIN) verify && \
+	echo "" && echo "DATABASE_URL=$$DATABASE_URL" && \
+	echo "Try: $(BIN) ingest FILE, $(BIN) show merchant ID, $(BIN) --help"
 
 # A throwaway cluster for the test run, stopped and removed even when tests fail.
 test: deps
