@@ -3,7 +3,7 @@ import Foundation
 /// A parsed JSON document that keeps the JSON types, so validation can say which field had the wrong one.
 ///
 /// Numbers are held as `Double`, as JSON does not distinguish integers; integers beyond 2^53 lose precision.
-/// Duplicate object keys keep the last value (what `JSONSerialization` does).
+/// Duplicate object keys keep the last value.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -15,13 +15,7 @@ public enum JSONValue: Sendable, Hashable {
     /// Parses JSON text (any value, not only objects or arrays).
     /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent.
     public init(parsing data: Data) throws {
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw JSONValueError.malformed((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not valid JSON")
-        }
-        self = try JSONValue(foundation: parsed)
+        self = try JSONParser.parse(data)
     }
 
     /// Encodes a value with `JSONEncoder` and reads the result back as a `JSONValue`.
@@ -31,29 +25,6 @@ public enum JSONValue: Sendable, Hashable {
         try self.init(parsing: try encoder.encode(value))
     }
 
-    private init(foundation value: Any) throws {
-        switch value {
-        case is NSNull:
-            self = .null
-        case let number as NSNumber:
-            // On Linux `as? Bool` also succeeds for the numbers 0 and 1, so booleans are told apart by class.
-            if type(of: number) == JSONValue.booleanClass {
-                self = .bool(number.boolValue)
-            } else {
-                self = .number(number.doubleValue)
-            }
-        case let string as String:
-            self = .string(string)
-        case let array as [Any]:
-            self = .array(try array.map(JSONValue.init(foundation:)))
-        case let object as [String: Any]:
-            self = .object(try object.mapValues(JSONValue.init(foundation:)))
-        default:
-            throw JSONValueError.malformed("unexpected value of type \(type(of: value))")
-        }
-    }
-
-    private static let booleanClass: NSNumber.Type = type(of: NSNumber(value: true))
 }
 
 /// Why a `JSONValue` could not be made.

@@ -80,3 +80,41 @@ import Testing
         #expect(JSONValue.array([.number(.nan), .number(.infinity)]).canonicalString() == "[null,null]")
     }
 }
+
+@Suite("JSON parser edge cases")
+struct JSONParserTests {
+    private func parse(_ text: String) throws -> JSONValue {
+        try JSONValue(parsing: Data(text.utf8))
+    }
+
+    @Test("numbers read exactly as Double(text) does", arguments: [
+        "0", "-0", "1", "-1", "31.2304", "121.4737", "0.0000001", "1e-7", "1E+3", "123456789012345",
+        "1234567890123456789", "12345678901234567890123", "0.1", "2.5e-324", "1.7976931348623157e308",
+        "3.141592653589793238462643383279", "100000000000000000000000", "-35.50",
+    ])
+    func numbers(text: String) throws {
+        #expect(try parse(text) == .number(Double(text)!))
+    }
+
+    @Test("malformed input is an error", arguments: [
+        "", " ", "01", "1.", ".5", "-", "+1", "1e", "tru", "nul", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}",
+        "[1 2]", "\"abc", "\"\\x\"", "\"\\u12\"", "\"a\u{01}b\"", "{} {}", "\"\\udc00\"", "\"\\ud800\\u0041\"",
+    ])
+    func malformed(text: String) {
+        #expect(throws: JSONValueError.self) { try parse(text) }
+    }
+
+    @Test func stringsWithEscapesAndUnicode() throws {
+        #expect(try parse(#""a\"b\\c\/d\b\f\n\r\t""#) == .string("a\"b\\c/d\u{08}\u{0C}\n\r\t"))
+        #expect(try parse(#""\u4e0a\u6d77 \ud83d\ude00""#) == .string("上海 😀"))
+        #expect(try parse("\"上海市黄浦区\"") == .string("上海市黄浦区"))
+    }
+
+    @Test func duplicateKeysKeepTheLastValue() throws {
+        #expect(try parse(#"{"a":1,"a":2}"#) == .object(["a": .number(2)]))
+    }
+
+    @Test func whitespaceAroundEverything() throws {
+        #expect(try parse(" \r\n\t{ \"a\" : [ 1 , true , null ] }\n") == .object(["a": .array([.number(1), .bool(true), .null])]))
+    }
+}

@@ -60,12 +60,13 @@ import Testing
         #expect(pairs(value) == [" not_an_object"])
     }
 
-    @Test func notJSONBytesAreNotAnObject() {
+    @Test func notJSONBytesAreInvalidJSON() {
         guard case .failure(let failure) = validator.validate(Data("{oops".utf8), now: now) else {
             Issue.record("accepted bytes that are not JSON")
             return
         }
-        #expect(failure.errors.map(\.code) == ["not_an_object"])
+        #expect(failure.errors.map(\.code) == ["invalid_json"])
+        #expect(failure.errors.map(\.field) == [""])
     }
 
     @Test func missingType() {

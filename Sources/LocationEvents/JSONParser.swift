@@ -1,0 +1,285 @@
+import Foundation
+
+/// A strict RFC 8259 parser straight from UTF-8 bytes to ``JSONValue``.
+///
+/// Going through `JSONSerialization` costs a bridge to `NSDictionary`/`NSNumber` and back for every value, which
+/// dominated the cost of ingesting a submission; this reads each byte once. Invalid UTF-8, lone surrogates,
+/// numbers no `Double` can hold and nesting deeper than ``maximumDepth`` are errors, never crashes.
+struct JSONParser {
+    static let maximumDepth = 512
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+
+    static func parse(_ data: Data) throws -> JSONValue {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            parser.skipWhitespace()
+            guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
+            return value
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    private func error(_ reason: String) -> JSONValueError {
+        .malformed("\(reason) at byte \(index)")
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws -> JSONValue {
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expect(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of input") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw error("unexpected character")
+        }
+        index += count
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+    }
+
+    private mutating func parseObject() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try parseValue()
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseString() throws -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = try decodeUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw error("control character in a string") }
+            index += 1
+        }
+        var scratch = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return try scratch.withUnsafeBufferPointer { try decodeUTF8($0) }
+            case UInt8(ascii: "\\"):
+                index += 1
+                try appendEscape(to: &scratch)
+            case 0..<0x20:
+                throw error("control character in a string")
+            default:
+                scratch.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private func decodeUTF8(_ buffer: UnsafeBufferPointer<UInt8>) throws -> String {
+        guard let text = String(validating: buffer, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+        return text
+    }
+
+    private mutating func appendEscape(to scratch: inout [UInt8]) throws {
+        guard let byte = current else { throw error("unterminated string") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try hex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("lone surrogate in a string")
+                }
+                index += 2
+                let low = UInt32(try hex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("lone surrogate in a string") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("lone surrogate in a string")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+            scratch.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            throw error("invalid escape")
+        }
+    }
+
+    private mutating func hex4() throws -> UInt16 {
+        guard index + 4 <= bytes.count else { throw error("unterminated \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// Exact for up to 15 significant digits and exponents within ±22 (one correctly rounded operation on exact
+    /// operands); anything else goes through `strtod`.
+    private mutating func parseNumber() throws -> Double {
+        let start = index
+        var negative = false
+        if current == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        guard let first = current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { throw error("invalid number") }
+        if first == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if digits < 19 { mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0")) } else { scale += 1 }
+                digits += 1
+                index += 1
+            }
+        }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            var fractionDigits = 0
+            while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if digits < 19 {
+                    mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                    scale -= 1
+                }
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                fractionDigits += 1
+                index += 1
+            }
+            guard fractionDigits > 0 else { throw error("invalid number") }
+        }
+        var exponent = 0
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            var exponentNegative = false
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") {
+                exponentNegative = current == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponentDigits = 0
+            while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(byte - UInt8(ascii: "0")) }
+                exponentDigits += 1
+                index += 1
+            }
+            guard exponentDigits > 0 else { throw error("invalid number") }
+            if exponentNegative { exponent = -exponent }
+        }
+        let power = scale + exponent
+        var value: Double
+        if digits <= 15 && abs(power) <= 22 {
+            value = Double(mantissa)
+            value = power < 0 ? value / Self.powersOfTen[-power] : value * Self.powersOfTen[power]
+        } else {
+            value = try slowNumber(from: start)
+            return value
+        }
+        return negative ? -value : value
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+    private func slowNumber(from start: Int) throws -> Double {
+        var text = Array(bytes[start..<index])
+        text.append(0)
+        let value = text.withUnsafeBufferPointer { strtod(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
+        guard value.isFinite else { throw error("number out of range") }
+        return value
+    }
+}
