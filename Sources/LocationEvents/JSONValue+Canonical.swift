@@ -38,7 +38,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }  // UTF-8 order is code point order
             for (index, key) in keys.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(key, into: &out)
@@ -65,7 +65,13 @@ extension JSONValue {
 
     private static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        let utf8 = string.utf8
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

@@ -12,19 +12,23 @@ enum ProvinceNames {
         return english(trimmed)
     }
 
+    /// Compares UTF-8 bytes: `String.hasPrefix` is Unicode-aware and far slower, and these stems need no
+    /// normalisation.
     private static func chinese(_ name: String) -> Region? {
         // "中国台湾", "中國香港": Apple sometimes prefixes the country.
-        var name = Substring(name)
-        for prefix in ["中华人民共和国", "中華人民共和國", "中国", "中國"] where name.hasPrefix(prefix) {
-            name = name.dropFirst(prefix.count)
-            break
+        var bytes = Array(name.utf8)[...]
+        if let prefix = countryPrefixes.first(where: { bytes.starts(with: $0) }) {
+            bytes = bytes.dropFirst(prefix.count)
         }
-        if ["香港"].contains(where: name.hasPrefix) { return .hongKong }
-        if ["澳门", "澳門"].contains(where: name.hasPrefix) { return .macau }
-        if ["台湾", "台灣", "臺灣", "臺湾"].contains(where: name.hasPrefix) { return .taiwan }
-        if mainlandChinese.contains(where: name.hasPrefix) { return .mainland }
-        return nil
+        return chineseStems.first { bytes.starts(with: $0.stem) }?.region
     }
+
+    private static let countryPrefixes: [[UInt8]] = ["中华人民共和国", "中華人民共和國", "中国", "中國"].map { Array($0.utf8) }
+
+    private static let chineseStems: [(stem: [UInt8], region: Region)] =
+        [("香港", Region.hongKong), ("澳门", .macau), ("澳門", .macau), ("台湾", .taiwan), ("台灣", .taiwan),
+         ("臺灣", .taiwan), ("臺湾", .taiwan)].map { (Array($0.0.utf8), $0.1) }
+        + mainlandChinese.map { (Array($0.utf8), Region.mainland) }
 
     private static func english(_ name: String) -> Region? {
         let letters = String(name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) }.map(Character.init))
