@@ -5,9 +5,9 @@ import Foundation
 struct AppendPlan {
     private let events: [NewEvent]
     private let stored: [UUID: StoredIdentity]
-    private(set) var heads: [String: StreamHead]
+    private var heads: [String: StreamHead]
     private var nextPosition: Int64
-    let recordedAt: Timestamp
+    private let recordedAt: Timestamp
     private(set) var results: [AppendResult] = []
     private(set) var recorded: [RecordedEvent] = []
 

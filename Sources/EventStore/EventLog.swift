@@ -35,8 +35,7 @@ public struct EventLog: Sendable {
             if atomic && plan.hasFailures {
                 throw AtomicBatchFailed(results: plan.atomicResults)
             }
-            try insert(plan.recorded, recordedAt: plan.recordedAt, on: transaction)
-            try updateHeads(plan.heads, touched: Set(plan.recorded.map(\.stream)), on: transaction)
+            try insert(plan.recorded, on: transaction)
             try hooks?.didAppend(plan.recorded, on: transaction)
             return plan.results
         }
@@ -107,10 +106,17 @@ public struct EventLog: Sendable {
         return stored
     }
 
+    /// The last event of each stream, found through the (stream, version) index.
     private func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
         var heads: [String: StreamHead] = [:]
         let rows = try connection.query(
-            "SELECT stream, version, hash, position FROM streams WHERE stream = ANY($1::text[])", [Array(streams)])
+            """
+            SELECT s.stream, head.version, head.hash, head.position
+            FROM unnest($1::text[]) AS s (stream)
+            CROSS JOIN LATERAL (
+                SELECT version, hash, position FROM events e WHERE e.stream = s.stream ORDER BY version DESC LIMIT 1
+            ) head
+            """, [Array(streams)])
         for row in rows {
             heads[try row.decode(0)] = StreamHead(
                 version: try row.decode(1), hash: try row.decode(2), position: try row.decode(3))
@@ -125,36 +131,20 @@ public struct EventLog: Sendable {
         return try row.decode(0)
     }
 
-    private func insert(_ events: [RecordedEvent], recordedAt: Timestamp, on connection: Connection) throws {
+    /// COPY: the fastest way into the table (see the bulk measurements in the README).
+    private func insert(_ events: [RecordedEvent], on connection: Connection) throws {
         guard !events.isEmpty else { return }
-        try connection.query(
-            """
-            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash)
-            SELECT position, event_id, stream, version, type, data, metadata,
-                   'epoch'::timestamptz + $8 * interval '1 microsecond', hash
-            FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[], $9::bytea[])
-                AS batch (position, event_id, stream, version, type, data, metadata, hash)
-            """,
-            [
-                events.map(\.position), events.map(\.eventId), events.map(\.stream), events.map(\.version),
-                events.map(\.type), events.map { String(decoding: $0.data, as: UTF8.self) },
-                events.map { String(decoding: $0.metadata, as: UTF8.self) },
-                recordedAt.microseconds, events.map(\.hash),
-            ])
-    }
-
-    private func updateHeads(_ heads: [String: StreamHead], touched: Set<String>, on connection: Connection) throws {
-        guard !touched.isEmpty else { return }
-        let streams = touched.sorted()
-        let touchedHeads = streams.compactMap { heads[$0] }
-        try connection.query(
-            """
-            INSERT INTO streams (stream, version, hash, position)
-            SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[])
-            ON CONFLICT (stream) DO UPDATE
-                SET version = excluded.version, hash = excluded.hash, position = excluded.position
-            """,
-            [streams, touchedHeads.map(\.version), touchedHeads.map(\.hash), touchedHeads.map(\.position)])
+        try connection.copyFrom(
+            "COPY events (position, event_id, stream, version, type, data, metadata, recorded_at, hash) FROM STDIN"
+        ) { writer in
+            for event in events {
+                try writer.row([
+                    String(event.position), event.eventId.uuidString, event.stream, String(event.version), event.type,
+                    String(decoding: event.data, as: UTF8.self), String(decoding: event.metadata, as: UTF8.self),
+                    event.recordedAt.postgresText, event.hash.postgresText,
+                ])
+            }
+        }
     }
 }
 

@@ -13,14 +13,6 @@ CREATE TABLE events (
     UNIQUE (stream, version)
 );
 
--- One row per stream: its head, so an append needs no scan of the stream.
-CREATE TABLE streams (
-    stream   text   PRIMARY KEY,
-    version  bigint NOT NULL,
-    hash     bytea  NOT NULL,
-    position bigint NOT NULL
-);
-
 CREATE FUNCTION events_are_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'events are immutable: % is not allowed on %', TG_OP, TG_TABLE_NAME
