@@ -20,14 +20,19 @@ import Postgres
 enum EventPayload {
     static let schema = 1
 
-    static func newEvent(_ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date) -> NewEvent {
+    /// The event to append, and its data and metadata as JSON values (what the projections read).
+    static func newEvent(
+        _ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date
+    ) -> (event: NewEvent, data: JSONValue, metadata: JSONValue) {
         var sent = raw
         sent["expectedVersion"] = nil
-        return NewEvent(
+        let data = JSONValue.object(sent)
+        let metadata = metadata(submission, assessment: assessment, receivedAt: receivedAt)
+        let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: JSONValue.object(sent).canonicalData(),
-            metadata: metadata(submission, assessment: assessment, receivedAt: receivedAt).canonicalData(),
+            data: data.canonicalData(), metadata: metadata.canonicalData(),
             expectedVersion: expectedVersion(submission.expectedVersion))
+        return (event, data, metadata)
     }
 
     static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {
