@@ -148,13 +148,10 @@ public struct SubmissionReader: Sendable {
     }
 
     /// Appends a chunk to the buffer, first dropping the `start` bytes already consumed (so `start` becomes 0 and
-    /// indices into the buffer move down by its old value). Returns false at the end of input.
+    /// indices into the buffer move down by its old value). Returns false at the end of input, leaving the buffer
+    /// and `start` as they were, so that callers' indices stay valid.
     private mutating func fill() -> Bool {
         guard !endOfInput else { return false }
-        if start > 0 {
-            buffer.removeSubrange(0..<start)
-            start = 0
-        }
         let chunkSize = 1 << 20
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         let count: Int
@@ -170,6 +167,10 @@ public struct SubmissionReader: Sendable {
         guard count > 0 else {
             endOfInput = true
             return false
+        }
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            start = 0
         }
         buffer.append(contentsOf: chunk[0..<count])
         bytesRead += count
