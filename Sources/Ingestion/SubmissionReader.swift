@@ -82,13 +82,10 @@ public struct SubmissionReader: Sendable {
 
     /// The next element of the top-level array: scans to the comma or bracket at depth zero, outside strings.
     private mutating func nextElement() -> RawItem? {
-        guard var first = skipWhitespace() else {
-            format = .arrayEnded
-            return RawItem(line: line, bytes: Data("the JSON array is not closed".utf8))
-        }
+        guard var first = skipWhitespace() else { return unclosedArray() }
         if first == UInt8(ascii: ",") {
             start += 1
-            guard let next = skipWhitespace() else { return nil }
+            guard let next = skipWhitespace() else { return unclosedArray() }
             first = next
         }
         if first == UInt8(ascii: "]") {
@@ -105,8 +102,12 @@ public struct SubmissionReader: Sendable {
             if index == buffer.count {
                 let consumed = start
                 guard fill() else {
-                    format = .arrayEnded
-                    return RawItem(line: itemLine, bytes: Data(buffer[start..<index]))
+                    // A truncated element is malformed by itself; after a complete one, the next call reports
+                    // the missing `]`.
+                    if depth > 0 || inString { format = .arrayEnded }
+                    let bytes = Data(buffer[start..<index])
+                    start = index
+                    return RawItem(line: itemLine, bytes: bytes)
                 }
                 index -= consumed
                 continue
@@ -132,6 +133,12 @@ public struct SubmissionReader: Sendable {
         let bytes = Data(buffer[start..<index])
         start = index
         return RawItem(line: itemLine, bytes: bytes)
+    }
+
+    /// The input ended inside the top-level array: one malformed item says so.
+    private mutating func unclosedArray() -> RawItem {
+        format = .arrayEnded
+        return RawItem(line: line, bytes: Data("the JSON array is not closed".utf8))
     }
 
     /// Skips spaces and newlines (counting lines); returns the next byte without consuming it, nil at the end.
