@@ -82,13 +82,10 @@ public struct SubmissionReader: Sendable {
 
     /// The next element of the top-level array: scans to the comma or bracket at depth zero, outside strings.
     private mutating func nextElement() -> RawItem? {
-        guard var first = skipWhitespace() else {
-            format = .arrayEnded
-            return RawItem(line: line, bytes: Data("the JSON array is not closed".utf8))
-        }
+        guard var first = skipWhitespace() else { return unclosedArray() }
         if first == UInt8(ascii: ",") {
             start += 1
-            guard let next = skipWhitespace() else { return nil }
+            guard let next = skipWhitespace() else { return unclosedArray() }
             first = next
         }
         if first == UInt8(ascii: "]") {
@@ -105,8 +102,12 @@ public struct SubmissionReader: Sendable {
             if index == buffer.count {
                 let consumed = start
                 guard fill() else {
-                    format = .arrayEnded
-                    return RawItem(line: itemLine, bytes: Data(buffer[start..<index]))
+                    // A truncated element is malformed by itself; after a complete one, the next call reports
+                    // the missing `]`.
+                    if depth > 0 || inString { format = .arrayEnded }
+                    let bytes = Data(buffer[start..<index])
+                    start = index
+                    return RawItem(line: itemLine, bytes: bytes)
                 }
                 index -= consumed
                 continue
@@ -134,6 +135,12 @@ public struct SubmissionReader: Sendable {
         return RawItem(line: itemLine, bytes: bytes)
     }
 
+    /// The input ended inside the top-level array: one malformed item says so.
+    private mutating func unclosedArray() -> RawItem {
+        format = .arrayEnded
+        return RawItem(line: line, bytes: Data("the JSON array is not closed".utf8))
+    }
+
     /// Skips spaces and newlines (counting lines); returns the next byte without consuming it, nil at the end.
     private mutating func skipWhitespace() -> UInt8? {
         while true {
@@ -148,13 +155,10 @@ public struct SubmissionReader: Sendable {
     }
 
     /// Appends a chunk to the buffer, first dropping the `start` bytes already consumed (so `start` becomes 0 and
-    /// indices into the buffer move down by its old value). Returns false at the end of input.
+    /// indices into the buffer move down by its old value). Returns false at the end of input, leaving the buffer
+    /// and `start` as they were, so that callers' indices stay valid.
     private mutating func fill() -> Bool {
         guard !endOfInput else { return false }
-        if start > 0 {
-            buffer.removeSubrange(0..<start)
-            start = 0
-        }
         let chunkSize = 1 << 20
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         let count: Int
@@ -170,6 +174,10 @@ public struct SubmissionReader: Sendable {
         guard count > 0 else {
             endOfInput = true
             return false
+        }
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            start = 0
         }
         buffer.append(contentsOf: chunk[0..<count])
         bytesRead += count

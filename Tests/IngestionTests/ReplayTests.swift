@@ -1,0 +1,30 @@
+import Foundation
+import Ingestion
+import Projections
+import Testing
+
+/// `replay` rebuilds from the log exactly the tables the appends kept.
+@Suite("Replay equals the inline projections", .serialized)
+struct ReplayTests {
+    @Test("after a mixed, shuffled workload with binds and unbinds: every table, full contents, any chunk size",
+          arguments: [(UInt64(11), 4), (UInt64(12), 1), (UInt64(13), 1000)])
+    func replayEqualsInline(seed: UInt64, batchSize: Int) throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let workload = OrderWorkload(withUnbinds: true)
+        try db.ingest(workload.shuffled(seed: seed), batchSize: batchSize)
+        let inline = try db.allProjections()
+        #expect(inline.keys.sorted() == ["address_positions", "failures", "fixes", "terminals", "visits"])
+        #expect(try db.count("SELECT count(*) FROM projections.terminals WHERE terminal_id IN ('T4', 'T5')") == 2)
+
+        for chunkSize: Int64 in [3, 50_000] {
+            let replayed = try Replayer(chunkSize: chunkSize).replay(on: db.connection)
+            #expect(replayed == Int64(try db.count("SELECT count(*) FROM events")))
+            let rebuilt = try db.allProjections()
+            #expect(rebuilt.keys.sorted() == inline.keys.sorted())
+            for (table, contents) in inline.sorted(by: { $0.key < $1.key }) {
+                #expect(rebuilt[table] == contents, "\(table), chunks of \(chunkSize)")
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import DatabaseTestSupport
+import EventStore
+import Foundation
+import Geo
+import Ingestion
+import LocationEvents
+import Postgres
+import Projections
+
+/// The bundled boundary data, loaded once for the whole test run.
+enum Boundaries {
+    private static let loaded = Result { try BoundaryClassifier.bundled() }
+
+    static func classifier() throws -> BoundaryClassifier { try loaded.get() }
+}
+
+/// The server's receive time in these tests: fixed, so that runs in different orders store the same `receivedAt`.
+let serverNow = instant("2026-11-29T12:00:00Z")
+
+/// The instant an RFC 3339 text denotes.
+func instant(_ text: String) -> Date {
+    guard let timestamp = LocationEvents.Timestamp(rfc3339: text) else { fatalError("not RFC 3339: \(text)") }
+    return timestamp.date
+}
+
+/// A fresh migrated database (``TestDatabase``) with one connection in UTC and the ingest service.
+struct IngestionDatabase {
+    let database: TestDatabase
+    let connection: Connection
+    let service: IngestService
+
+    init() throws {
+        database = try TestDatabase.create()
+        connection = try database.connect()
+        try connection.execute("SET TIME ZONE 'UTC'")
+        service = IngestService(classifier: try Boundaries.classifier())
+    }
+
+    func drop() {
+        connection.close()
+        database.drop()
+    }
+
+    /// Ingests JSON texts, each one item as a client sends it.
+    @discardableResult
+    func ingest(_ texts: [String], atomic: Bool = false, now: Date = serverNow) throws -> IngestReport {
+        try service.ingest(texts.map(Self.item), atomic: atomic, now: now, on: connection)
+    }
+
+    /// Ingests in batches of `batchSize`.
+    func ingest(_ texts: [String], batchSize: Int) throws {
+        var rest = texts[...]
+        while !rest.isEmpty {
+            try ingest(Array(rest.prefix(batchSize)))
+            rest = rest.dropFirst(batchSize)
+        }
+    }
+
+    static func item(_ text: String) -> IngestItem {
+        SubmissionReader.RawItem.parse(Data(text.utf8))
+    }
+
+    /// The rows of a projection table matching `condition`, each as a JSON object (`to_jsonb`): timestamps read
+    /// as `2026-11-29T02:00:00+00:00`, numbers exactly as stored.
+    func rows(_ table: String, where condition: String = "true", _ parameters: [(any PostgresEncodable)?] = []) throws -> [JSONValue] {
+        try connection.query(
+            "SELECT to_jsonb(t)::text FROM projections.\(table) t WHERE \(condition) ORDER BY to_jsonb(t)::text", parameters
+        ).map { try JSONValue(parsing: Data(try $0.decode(0, as: String.self).utf8)) }
+    }
+
+    /// The only row of `table` matching `condition`; fails the test when there is not exactly one.
+    func row(_ table: String, where condition: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> JSONValue {
+        let found = try rows(table, where: condition, parameters)
+        guard found.count == 1 else { throw Unexpected("\(found.count) rows in \(table) where \(condition)") }
+        return found[0]
+    }
+
+    /// A whole table as one JSON array text, ordered by `orderBy`, without the columns in `excluding`.
+    func contents(_ table: String, schema: String = "projections", excluding: [String] = [], orderBy: String) throws -> String {
+        try connection.query(
+            """
+            SELECT coalesce(jsonb_agg(to_jsonb(t) - $1::text[] ORDER BY \(orderBy)), '[]')::text FROM \(schema).\(table) t
+            """, [excluding]
+        ).first!.decode(0)
+    }
+
+    /// Every table of schema `projections`, full contents, by table name.
+    func allProjections() throws -> [String: String] {
+        let tables = try connection.query(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'projections' ORDER BY tablename"
+        ).map { try $0.decode(0, as: String.self) }
+        var contents: [String: String] = [:]
+        for table in tables {
+            contents[table] = try self.contents(table, orderBy: "to_jsonb(t)::text")
+        }
+        return contents
+    }
+
+    func count(_ sql: String) throws -> Int {
+        try connection.query(sql).first!.decode(0)
+    }
+
+    /// A connection string naming this database, for the command-line tool.
+    var url: String {
+        let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
+        if var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true {
+            components.path = "/" + database.name
+            return components.string ?? server
+        }
+        return server + " dbname=" + database.name
+    }
+}
+
+extension SubmissionReader.RawItem {
+    /// What the reader makes of an item's bytes.
+    static func parse(_ bytes: Data) -> IngestItem {
+        do {
+            return .json(try JSONValue(parsing: bytes))
+        } catch {
+            return .malformed(reason: "\(error)")
+        }
+    }
+}
+
+struct Unexpected: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension JSONValue {
+    /// The member at a dotted path, e.g. `fix.wgs84.lat`.
+    subscript(path path: String) -> JSONValue? {
+        path.split(separator: ".").reduce(Optional(self)) { value, key in value?[String(key)] }
+    }
+
+    var double: Double? { numberValue }
+}
+
+/// Whether two numbers agree to `tolerance`.
+func close(_ a: Double?, _ b: Double, within tolerance: Double = 1e-9) -> Bool {
+    guard let a else { return false }
+    return abs(a - b) <= tolerance
+}
+
+/// Literals for expected JSON in assertions.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}
