@@ -6,48 +6,52 @@ import Postgres
 
 /// How a location event is stored: `data` is the submission as sent (canonical JSON, without
 /// `expectedVersion`, which is a condition of the write and not part of the event); `metadata` is what the
-/// server added, under a schema version so that later versions can read it.
+/// server read and computed, under a schema version so that later versions can read it.
 ///
 /// Metadata, schema 1:
 /// ```
-/// {"schema": 1, "receivedAt": "<UTC>", "capturedAt": "<UTC>",           // capturedAt: fixes and failures
+/// {"schema": 1, "receivedAt": "<UTC>", "capturedAt": "<UTC>", "app"?,      // capturedAt: fixes and failures
 ///  "fix": {"wgs84": {"lat", "lon"}, "gcj02": {"lat", "lon"}, "datum", "datumInferred", "datumInference"?,
-///          "region", "nearBoundary", "inRegion", "claimMismatch", "boundaryVersion", "accuracy", "flags": []},
-///  "failure": {"category", "description"}}                              // LocationFailed only
+///          "region", "nearBoundary", "inRegion", "claimMismatch", "boundaryVersion", "accuracy", "flags": [],
+///          "provider", "horizontalAccuracy", "accuracyAuthorization", "adcode"?},
+///  "failure": {"category", "description", "provider", "errorCode"}}        // LocationFailed only
 /// ```
-/// Times are UTC `timestamptz` text with microseconds. The projections read these fields; a field added later
-/// must be optional for them, and a change of meaning needs a new schema number.
+/// Times are UTC `timestamptz` text with microseconds. Besides the assessment, `fix` repeats the inputs it was
+/// computed from (provider, accuracy and authorisation as read, "unknown" when not sent) and the address code,
+/// so that the projections read one small document per event. A field added later must be optional for the
+/// projections; a change of meaning needs a new schema number.
 enum EventPayload {
     static let schema = 1
 
-    /// The event to append, and its data and metadata as JSON values (what the projections read).
-    static func newEvent(
-        _ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date
-    ) -> (event: NewEvent, data: JSONValue, metadata: JSONValue) {
+    static func newEvent(_ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date) -> NewEvent {
         var sent = raw
         sent["expectedVersion"] = nil
-        let data = JSONValue.object(sent)
-        let metadata = metadata(submission, assessment: assessment, receivedAt: receivedAt)
-        let event = NewEvent(
+        return NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: data.canonicalData(), metadata: metadata.canonicalData(),
+            data: JSONValue.object(sent).canonicalData(),
+            metadata: metadata(submission, assessment: assessment, receivedAt: receivedAt).canonicalData(),
             expectedVersion: expectedVersion(submission.expectedVersion))
-        return (event, data, metadata)
     }
 
     static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {
         var members: [String: JSONValue] = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt.postgresText)]
-        if let fix = submission.body.fix {
+        members["app"] = submission.actor.app.map(JSONValue.string)
+        if let fix = submission.body.fix, let assessment {
             members["capturedAt"] = .string(fix.capturedAt.date.postgresText)
-        }
-        if let assessment {
-            members["fix"] = json(assessment)
+            guard case .object(var assessed) = json(assessment) else { return .object(members) }
+            assessed["provider"] = .string(fix.provider.rawValue)
+            assessed["horizontalAccuracy"] = .number(fix.horizontalAccuracy)
+            assessed["accuracyAuthorization"] = .string(fix.accuracyAuthorization?.rawValue ?? "unknown")
+            assessed["adcode"] = fix.address?.adcode.map(JSONValue.string)
+            members["fix"] = .object(assessed)
         }
         if case .locationFailed(let failure) = submission.body {
             members["capturedAt"] = .string(failure.capturedAt.date.postgresText)
             members["failure"] = .object([
                 "category": .string(failure.category.rawValue),
                 "description": .string(ProviderErrorCatalogue.description(provider: failure.provider, code: failure.errorCode)),
+                "provider": .string(failure.provider.rawValue),
+                "errorCode": .number(Double(failure.errorCode)),
             ])
         }
         return .object(members)

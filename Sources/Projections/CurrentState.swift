@@ -46,70 +46,76 @@ public struct TerminalState: Sendable, Equatable, Encodable {
     public var driftMetres: Double?
 }
 
-/// Reads the current-state projections.
+/// Reads the current state from the projections. Positions are the newest fixes by (capture time, event id),
+/// read through the history's (entity, capture time) index.
 public struct CurrentState: Sendable {
     public init() {}
 
+    static let fixColumns = "f.position, f.event_id, f.captured_at, f.lat, f.lon, f.accuracy, f.horizontal_accuracy, f.provider, f.region"
+
+    /// The newest fix of an entity among `types`, optionally only precise ones, as a LATERAL subquery over `kind`
+    /// and `id` expressions.
+    static func newestFix(kind: String, id: String, types: String, preciseOnly: Bool = false) -> String {
+        """
+        SELECT \(fixColumns) FROM projections.fixes f
+        WHERE f.entity_kind = \(kind) AND f.entity_id = \(id) AND f.event_type IN (\(types))
+              \(preciseOnly ? "AND f.accuracy = 'precise'" : "")
+        ORDER BY f.captured_at DESC, f.event_id DESC LIMIT 1
+        """
+    }
+
+    static func fixSummary(_ row: Row, from column: Int) throws -> FixSummary? {
+        guard let position = try row.decode(column, as: Int64?.self) else { return nil }
+        return FixSummary(
+            position: position, eventId: try row.decode(column + 1, as: UUID.self).uuidString.lowercased(),
+            capturedAt: try row.decode(column + 2), lat: try row.decode(column + 3), lon: try row.decode(column + 4),
+            accuracy: try row.decode(column + 5), horizontalAccuracy: try row.decode(column + 6),
+            provider: try row.decode(column + 7), region: try row.decode(column + 8))
+    }
+
     public func merchant(_ merchantId: String, on connection: Connection) throws -> MerchantState? {
+        let address = "'MerchantAddressFixed'"
         guard let row = try connection.query(
             """
-            SELECT latest_position, latest_event_id, latest_captured_at, latest_lat, latest_lon, latest_accuracy,
-                   latest_horizontal_accuracy, latest_provider, latest_region,
-                   precise_position, precise_event_id, precise_captured_at, precise_lat, precise_lon,
-                   precise_horizontal_accuracy, precise_provider, precise_region,
-                   (SELECT count(*) FROM projections.visits v WHERE v.merchant_id = a.entity_id)
-            FROM projections.address_positions a WHERE entity_kind = 'merchant' AND entity_id = $1
+            SELECT latest.*, precise.*,
+                   (SELECT count(DISTINCT visit_id) FROM projections.visits v WHERE v.merchant_id = $1)
+            FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address))) latest
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) precise ON true
             """, [merchantId]
-        ).first else { return nil }
-        let latest = FixSummary(
-            position: try row.decode(0), eventId: try row.decode(1, as: UUID.self).uuidString.lowercased(), capturedAt: try row.decode(2),
-            lat: try row.decode(3), lon: try row.decode(4), accuracy: try row.decode(5),
-            horizontalAccuracy: try row.decode(6), provider: try row.decode(7), region: try row.decode(8))
-        var precise: FixSummary?
-        if let position = try row.decode(9, as: Int64?.self) {
-            precise = FixSummary(
-                position: position, eventId: try row.decode(10, as: UUID.self).uuidString.lowercased(), capturedAt: try row.decode(11),
-                lat: try row.decode(12), lon: try row.decode(13), accuracy: "precise",
-                horizontalAccuracy: try row.decode(14), provider: try row.decode(15), region: try row.decode(16))
-        }
+        ).first, let latest = try Self.fixSummary(row, from: 0) else { return nil }
         let terminals = try connection.query(
             """
-            SELECT t.terminal_id, t.bound_since,
-                   geo_distance_m(t.fix_lat, t.fix_lon, a.precise_lat, a.precise_lon)
+            SELECT t.terminal_id, t.bound_since, geo_distance_m(position.lat, position.lon, address.lat, address.lon)
             FROM projections.terminals t
-            LEFT JOIN projections.address_positions a ON a.entity_kind = 'merchant' AND a.entity_id = t.merchant_id
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "t.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: address, preciseOnly: true))) address ON true
             WHERE t.merchant_id = $1 ORDER BY t.terminal_id
             """, [merchantId]
         ).map { row in
             MerchantState.BoundTerminal(terminalId: try row.decode(0), boundSince: try row.decode(1), driftMetres: try row.decode(2))
         }
         return MerchantState(
-            merchantId: merchantId, addressPosition: precise, latestFix: latest, terminals: terminals,
-            visits: try row.decode(17))
+            merchantId: merchantId, addressPosition: try Self.fixSummary(row, from: 9), latestFix: latest,
+            terminals: terminals, visits: try row.decode(18))
     }
 
     public func terminal(_ terminalId: String, on connection: Connection) throws -> TerminalState? {
         guard let row = try connection.query(
             """
-            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id,
-                   t.fix_position, t.fix_event_id, t.fix_captured_at, t.fix_lat, t.fix_lon, t.fix_accuracy,
-                   t.fix_horizontal_accuracy, t.fix_provider, t.fix_region,
-                   geo_distance_m(t.fix_lat, t.fix_lon, a.precise_lat, a.precise_lon)
-            FROM projections.terminals t
-            LEFT JOIN projections.address_positions a ON a.entity_kind = 'merchant' AND a.entity_id = t.merchant_id
-            WHERE t.terminal_id = $1
+            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*,
+                   geo_distance_m(position.lat, position.lon, address.lat, address.lon)
+            FROM (SELECT $1::text AS terminal_id) k
+            LEFT JOIN projections.terminals t ON t.terminal_id = k.terminal_id
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "k.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: "'MerchantAddressFixed'", preciseOnly: true))) address ON true
             """, [terminalId]
         ).first else { return nil }
-        var position: FixSummary?
-        if let fixPosition = try row.decode(4, as: Int64?.self) {
-            position = FixSummary(
-                position: fixPosition, eventId: try row.decode(5, as: UUID.self).uuidString.lowercased(), capturedAt: try row.decode(6),
-                lat: try row.decode(7), lon: try row.decode(8), accuracy: try row.decode(9),
-                horizontalAccuracy: try row.decode(10), provider: try row.decode(11), region: try row.decode(12))
-        }
+        let position = try Self.fixSummary(row, from: 4)
+        let lastMerchant = try row.decode(3, as: String?.self)
+        guard position != nil || lastMerchant != nil else { return nil }
         return TerminalState(
             terminalId: terminalId, merchantId: try row.decode(0), boundSince: try row.decode(1),
-            unboundAt: try row.decode(2), lastMerchantId: try row.decode(3), position: position,
+            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position,
             driftMetres: try row.decode(13))
     }
 }

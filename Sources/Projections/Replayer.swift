@@ -1,80 +1,38 @@
 import EventStore
 import Foundation
-import LocationEvents
 import Postgres
-import Synchronization
 
 /// Rebuilds every projection from the log: into fresh tables in a schema of their own, swapped in at the end in
 /// the same transaction, so readers see the old tables until the new ones are complete.
 ///
 /// The transaction holds the append lock throughout, so no event can be appended between the rebuild and the
-/// swap; appends wait for the replay to finish. A second connection reads and decodes the log while the first
-/// writes, and secondary indexes are built once at the end rather than row by row.
+/// swap; appends wait for the replay to finish. The same ``Projector`` as at append runs over the log in chunks;
+/// secondary indexes are built once at the end rather than row by row.
 public struct Replayer: Sendable {
-    let chunkSize: Int
+    let chunkSize: Int64
 
-    public init(chunkSize: Int = 5000) {
-        self.chunkSize = chunkSize
+    public init(chunkSize: Int64 = 100_000) {
+        self.chunkSize = max(1, chunkSize)
     }
 
-    /// - Parameters:
-    ///   - connection: writes the new tables and swaps them in.
-    ///   - reader: reads the log (another connection to the same database).
-    ///   - progress: called after each chunk with (events replayed, events in the log).
+    /// - Parameter progress: called after each chunk with (events replayed, events in the log).
     /// - Returns: the number of events replayed.
     @discardableResult
-    public func replay(on connection: Connection, reading reader: Connection, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Int64 {
+    public func replay(on connection: Connection, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Int64 {
         try connection.transaction { transaction in
             try EventLog().lockAppends(on: transaction)
             let head = try EventLog().headPosition(on: transaction)
-            let layout = try RebuildSchema.create(on: transaction)
+            let rebuild = try RebuildSchema.create(on: transaction)
             let projector = Projector(schema: RebuildSchema.name)
-            let chunks = ChunkQueue()
-            let chunkSize = self.chunkSize
-            let decoder = Thread {
-                do {
-                    var after: Int64 = 0
-                    while after < head && !chunks.isCancelled {
-                        let chunk = try Self.readChunk(after: after, through: head, limit: chunkSize, on: reader)
-                        guard let last = chunk.last?.position else { break }
-                        after = last
-                        chunks.put(.success(chunk))
-                    }
-                } catch {
-                    chunks.put(.failure(error))
-                }
-                chunks.finish()
-            }
-            decoder.stackSize = 8 << 20
-            decoder.start()
-            defer { chunks.cancel() }
             var done: Int64 = 0
-            while let chunk = try chunks.take()?.get() {
-                try projector.project(chunk, on: transaction)
-                done += Int64(chunk.count)
-                progress(chunk.last?.position ?? done, head)
+            while done < head {
+                let end = min(done + chunkSize, head)
+                try projector.project((done + 1)...end, on: transaction)
+                done = end
+                progress(done, head)
             }
-            try layout.finish(on: transaction)
+            try rebuild.swapIn(on: transaction)
             return head
-        }
-    }
-
-    private static func readChunk(after: Int64, through head: Int64, limit: Int, on connection: Connection) throws -> [ProjectedEvent] {
-        try connection.query(
-            """
-            SELECT position, event_id, stream, type, data::text, metadata::text FROM events
-            WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3
-            """, [after, head, limit]
-        ).map { row in
-            let position = try row.decode(0, as: Int64.self)
-            do {
-                return try ProjectedEvent(
-                    position: position, eventId: try row.decode(1), stream: try row.decode(2), type: try row.decode(3),
-                    data: try JSONValue(parsing: Data(try row.decode(4, as: String.self).utf8)),
-                    metadata: try JSONValue(parsing: Data(try row.decode(5, as: String.self).utf8)))
-            } catch let error as JSONValueError {
-                throw ProjectionError(position, "\(error)")
-            }
         }
     }
 }
@@ -123,7 +81,7 @@ private struct RebuildSchema {
     }
 
     /// Builds the secondary indexes and swaps the rebuilt schema in.
-    func finish(on connection: Connection) throws {
+    func swapIn(on connection: Connection) throws {
         for definition in indexDefinitions {
             try connection.execute(definition)
         }
@@ -132,52 +90,5 @@ private struct RebuildSchema {
             ALTER SCHEMA \(Self.name) RENAME TO projections;
             DROP SCHEMA projections_replaced CASCADE;
             """)
-    }
-}
-
-/// Decoded chunks handed from the reading thread to the writing one; holds at most two.
-private final class ChunkQueue: Sendable {
-    typealias Chunk = Result<[ProjectedEvent], any Error>
-    private struct State {
-        var chunks: [Chunk] = []
-        var finished = false
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-    private let slots = DispatchSemaphore(value: 2)
-    private let items = DispatchSemaphore(value: 0)
-
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    func put(_ chunk: Chunk) {
-        slots.wait()
-        state.withLock { $0.chunks.append(chunk) }
-        items.signal()
-    }
-
-    func finish() {
-        state.withLock { $0.finished = true }
-        items.signal()
-    }
-
-    func take() -> Chunk? {
-        while true {
-            items.wait()
-            let next: Chunk?? = state.withLock { state in
-                if !state.chunks.isEmpty { return .some(state.chunks.removeFirst()) }
-                return state.finished ? .some(nil) : nil
-            }
-            if let next {
-                if next != nil { slots.signal() } else { items.signal() }
-                return next
-            }
-        }
-    }
-
-    func cancel() {
-        state.withLock { $0.cancelled = true }
-        slots.signal()
-        slots.signal()
     }
 }

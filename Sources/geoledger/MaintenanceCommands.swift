@@ -22,10 +22,9 @@ enum MaintenanceCommands {
         run: { words in
             let arguments = try Arguments(words, flags: ["quiet"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let settings = Settings.fromEnvironment()
-            let connection = try settings.connect()
+            let connection = try Settings.fromEnvironment().connect()
             let progress = ProgressLine(totalBytes: nil, enabled: !arguments.flag("quiet") && isatty(STDERR_FILENO) == 1)
-            let count = try Replayer().replay(on: connection, reading: try settings.connect()) { done, total in
+            let count = try Replayer().replay(on: connection) { done, total in
                 progress.update(count: Int(done), bytes: 0)
             }
             progress.finish()
