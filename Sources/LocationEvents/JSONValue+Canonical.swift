@@ -22,11 +22,11 @@ extension JSONValue {
     private func writeCanonical(into out: inout [UInt8]) {
         switch self {
         case .null:
-            out.append(contentsOf: Array("null".utf8))
+            out.append(contentsOf: "null".utf8)
         case .bool(let value):
-            out.append(contentsOf: Array((value ? "true" : "false").utf8))
+            out.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
-            out.append(contentsOf: Array(JSONValue.canonicalNumber(value).utf8))
+            out.append(contentsOf: JSONValue.canonicalNumber(value).utf8)
         case .string(let value):
             JSONValue.writeString(value, into: &out)
         case .array(let elements):
@@ -38,12 +38,12 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }  // UTF-8 order is code point order
-            for (index, key) in keys.enumerated() {
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }  // UTF-8 order is code point order
+            for (index, member) in sorted.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, into: &out)
+                JSONValue.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.writeCanonical(into: &out)
+                member.value.writeCanonical(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -65,13 +65,17 @@ extension JSONValue {
 
     private static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let utf8 = string.utf8
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: utf8)
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in utf8 {
+        for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
