@@ -35,7 +35,8 @@ public struct FixAssessor: Sendable {
 
         return FixAssessment(
             wgs84: wgs84,
-            gcj02: converter.fromWGS84(wgs84, to: .gcj02),
+            // A GCJ-02 fix keeps its own coordinates: converting there and back would move it by ~1e-13 degree.
+            gcj02: datum == .gcj02 ? sent : converter.fromWGS84(wgs84, to: .gcj02),
             datum: datum,
             datumInferred: fix.datum == nil,
             datumInference: inference,
