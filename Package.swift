@@ -31,6 +31,7 @@ let package = Package(
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
+        .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",

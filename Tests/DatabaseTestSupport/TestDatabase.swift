@@ -23,6 +23,16 @@ public struct TestDatabase: Sendable {
         return database
     }
 
+    /// A connection URL naming this database, for the command-line tool.
+    public var url: String {
+        let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
+        if var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true {
+            components.path = "/" + name
+            return components.string ?? server
+        }
+        return server + " dbname=" + name
+    }
+
     public func connect() throws -> Connection {
         try Connection.connect(configuration)
     }
