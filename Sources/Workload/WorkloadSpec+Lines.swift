@@ -13,15 +13,19 @@ extension WorkloadSpec {
     }
 
     /// Writes the lines as NDJSON (each line ends with a newline).
-    public func write(to path: String) throws {
+    /// - Returns: how many lines of each kind were written, and the bytes.
+    @discardableResult
+    public func write(to path: String) throws -> WorkloadCounts {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw WorkloadError(description: "cannot create \(path)")
         }
         defer { try? handle.close() }
+        var counts = WorkloadCounts()
         var buffer = Data()
         buffer.reserveCapacity(1 << 21)
-        for line in lines() {
-            buffer.append(contentsOf: line.utf8)
+        for item in items() {
+            counts.count(item, bytes: item.text.utf8.count + 1)
+            buffer.append(contentsOf: item.text.utf8)
             buffer.append(0x0A)
             if buffer.count >= 1 << 20 {
                 try handle.write(contentsOf: buffer)
@@ -29,6 +33,28 @@ extension WorkloadSpec {
             }
         }
         try handle.write(contentsOf: buffer)
+        return counts
+    }
+}
+
+/// What a written workload holds.
+public struct WorkloadCounts: Sendable, Hashable {
+    public var valid = 0
+    public var duplicate = 0
+    public var invalid = 0
+    public var bytes = 0
+
+    public init() {}
+
+    public var lines: Int { valid + duplicate + invalid }
+
+    mutating func count(_ item: WorkloadLine, bytes: Int) {
+        switch item.kind {
+        case .valid: valid += 1
+        case .duplicate: duplicate += 1
+        case .invalid: invalid += 1
+        }
+        self.bytes += bytes
     }
 }
 
