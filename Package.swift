@@ -25,11 +25,15 @@ let package = Package(
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
+        // Deterministic submission workloads, for the benchmark and for tests.
+        .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
+
+        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
