@@ -108,7 +108,7 @@ struct CommandLineTests {
         let outcome = try geoledger(["show", "merchant", "M0001", "--format", "json"], db)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let shown = try JSONValue(parsing: Data(outcome.stdout.utf8))
-        let shanghai = try #require(try storedAddress(db))
+        let shanghai = try #require(try storedPosition(address, db))
         expectMembers(shown, ["merchantId": "M0001", "visits": 1])
         expectMembers(try #require(shown["addressPosition"]), [
             "eventId": .string(address.uuidString.lowercased()), "accuracy": "precise", "horizontalAccuracy": 35,
@@ -127,9 +127,9 @@ struct CommandLineTests {
         #expect(close(terminals[0]["driftMetres"]?.numberValue, 0, within: 1e-6))
     }
 
-    func storedAddress(_ db: IngestionDatabase) throws -> (lat: Double, lon: Double)? {
-        guard let row = try db.connection.query(
-            "SELECT precise_lat, precise_lon FROM projections.address_positions WHERE entity_id = 'M0001'").first else { return nil }
+    /// The WGS-84 position stored for the fix of event `id`.
+    func storedPosition(_ id: UUID, _ db: IngestionDatabase) throws -> (lat: Double, lon: Double)? {
+        guard let row = try db.connection.query("SELECT lat, lon FROM projections.fixes WHERE event_id = $1", [id]).first else { return nil }
         return (try row.decode(0), try row.decode(1))
     }
 

@@ -33,40 +33,31 @@ struct EventTypeTests {
 
         let fix = try db.row("fixes", where: "event_id = $1", [id])
         let expected: [String: JSONValue] = [
-            "position": 1, "event_type": "MerchantAddressFixed", "entity_kind": "merchant", "entity_id": "M0001",
-            "merchant_id": "M0001", "purpose": .string(purpose),
-            "captured_at": "2026-11-29T02:00:00+00:00", "received_at": "2026-11-29T12:00:00+00:00",
-            "datum": "gcj02", "datum_inferred": false, "horizontal_accuracy": 35, "accuracy_authorization": "full",
-            "accuracy": "precise", "provider": "amap", "region": "mainland", "near_boundary": false, "in_region": true,
-            "claimed_in_region": true, "claim_mismatch": false, "flags": [],
-            "province": "上海市", "city": "上海市", "district": "黄浦区", "adcode": "310101",
-            "formatted_address": "上海市黄浦区南京东路100号",
-            "app": "onboarding", "app_version": "5.2.0", "user_id": "sales-17", "device_id": "A1B2",
+            "position": 1, "event_id": .string(id.uuidString.lowercased()), "event_type": "MerchantAddressFixed",
+            "entity_kind": "merchant", "entity_id": "M0001", "captured_at": "2026-11-29T02:00:00+00:00",
+            "horizontal_accuracy": 35, "accuracy_authorization": "full", "accuracy": "precise", "provider": "amap",
+            "region": "mainland", "near_boundary": false, "claim_mismatch": false, "adcode": "310101", "app": "onboarding",
         ]
         expectMembers(fix, expected)
+        #expect(Set(fix.objectValue?.keys.map { $0 } ?? []) == Set(expected.keys).union(["lat", "lon"]))
         #expect(close(fix["lat"]?.double, shanghai.latitude))
         #expect(close(fix["lon"]?.double, shanghai.longitude))
+        // The display position, kept in the event: the one sent, to well under a millimetre.
+        let metadata = try db.metadata(of: id)
         let display = converter.fromWGS84(shanghai, to: .gcj02)
-        #expect(close(fix["gcj02_lat"]?.double, display.latitude))
-        #expect(close(fix["gcj02_lon"]?.double, display.longitude))
-        // The display position is the one sent, to well under a millimetre.
-        #expect(close(fix["gcj02_lat"]?.double, 31.2304, within: 1e-7))
+        #expect(close(metadata[path: "fix.gcj02.lat"]?.double, display.latitude))
+        #expect(close(metadata[path: "fix.gcj02.lon"]?.double, display.longitude))
+        #expect(close(metadata[path: "fix.gcj02.lat"]?.double, 31.2304, within: 1e-7))
+        expectMembers(try #require(metadata["fix"]), ["datum": "gcj02", "datumInferred": false, "inRegion": true, "flags": []])
 
-        let address = try db.row("address_positions", where: "entity_id = 'M0001'")
-        expectMembers(address, [
-            "entity_kind": "merchant", "latest_position": 1, "latest_event_id": .string(id.uuidString.lowercased()),
-            "latest_captured_at": "2026-11-29T02:00:00+00:00", "latest_accuracy": "precise",
-            "latest_horizontal_accuracy": 35, "latest_provider": "amap", "latest_region": "mainland",
-            "precise_position": 1, "precise_event_id": .string(id.uuidString.lowercased()),
-            "precise_captured_at": "2026-11-29T02:00:00+00:00", "precise_horizontal_accuracy": 35,
-            "precise_provider": "amap", "precise_region": "mainland",
-        ])
-        #expect(close(address["latest_lat"]?.double, shanghai.latitude))
-        #expect(close(address["precise_lon"]?.double, shanghai.longitude))
-
+        // The only fix: both the address position and the latest fix.
         let state = try #require(try CurrentState().merchant("M0001", on: db.connection))
-        #expect(state.addressPosition?.eventId == id.uuidString.lowercased())
-        #expect(state.latestFix.accuracy == "precise")
+        for current in [state.addressPosition, state.latestFix] {
+            expectFix(
+                current, eventId: id.uuidString.lowercased(), position: 1, capturedAt: instant("2026-11-29T02:00:00Z"),
+                lat: shanghai.latitude, lon: shanghai.longitude, accuracy: "precise", horizontalAccuracy: 35,
+                provider: "amap", region: "mainland")
+        }
         #expect(state.terminals.isEmpty && state.visits == 0)
     }
 
@@ -80,18 +71,19 @@ struct EventTypeTests {
         let report = try db.ingest([Client.enterpriseAddressFixed(id, enterprise: "E-77", fix: sent)])
         expectAppended(report.results[0], id, stream: "enterprise-E-77", version: 0, position: 1)
 
-        let fix = try db.row("fixes", where: "event_id = $1", [id])
+        // The enterprise's only fix, approximate: its latest fix and no precise address position.
+        let fix = try db.row("fixes", where: "entity_kind = 'enterprise' AND entity_id = 'E-77'")
         expectMembers(fix, [
-            "event_type": "EnterpriseAddressFixed", "entity_kind": "enterprise", "entity_id": "E-77",
-            "merchant_id": .null, "purpose": .null, "datum": "gcj02", "datum_inferred": true,
-            "accuracy": "approximate", "provider": "tencent", "region": "mainland", "in_region": true,
-            "claimed_in_region": false, "claim_mismatch": true,
+            "position": 1, "event_id": .string(id.uuidString.lowercased()), "event_type": "EnterpriseAddressFixed",
+            "horizontal_accuracy": 450, "accuracy_authorization": "full", "accuracy": "approximate", "provider": "tencent",
+            "region": "mainland", "claim_mismatch": true,
         ])
         #expect(close(fix["lat"]?.double, shanghai.latitude))
         #expect(close(fix["lon"]?.double, shanghai.longitude))
-
-        let address = try db.row("address_positions", where: "entity_kind = 'enterprise' AND entity_id = 'E-77'")
-        expectMembers(address, ["latest_accuracy": "approximate", "latest_position": 1, "precise_position": .null])
+        expectMembers(try #require(try db.metadata(of: id)["fix"]), [
+            "datum": "gcj02", "datumInferred": true, "inRegion": true, "claimMismatch": true,
+        ])
+        #expect(try db.count("SELECT count(*) FROM projections.fixes WHERE accuracy = 'precise'") == 0)
         #expect(try CurrentState().merchant("E-77", on: db.connection) == nil)
     }
 
@@ -107,19 +99,23 @@ struct EventTypeTests {
         expectAppended(bind.results[0], bound, stream: "terminal-T0001", version: 0, position: 2)
         let bindPoint = wgs84(31.2330, 121.4760)
         let bindRow = try db.row("fixes", where: "event_id = $1", [bound])
-        expectMembers(bindRow, ["event_type": "TerminalBound", "entity_kind": "terminal", "entity_id": "T0001", "merchant_id": "M0001"])
+        expectMembers(bindRow, [
+            "position": 2, "event_type": "TerminalBound", "entity_kind": "terminal", "entity_id": "T0001",
+            "captured_at": "2026-11-29T02:05:00+00:00", "horizontal_accuracy": 20, "accuracy": "precise",
+        ])
         #expect(close(bindRow["lat"]?.double, bindPoint.latitude))
 
         var terminal = try db.row("terminals", where: "terminal_id = 'T0001'")
-        expectMembers(terminal, [
-            "merchant_id": "M0001", "bound_since": "2026-11-29T02:05:00+00:00", "last_merchant_id": "M0001",
-            "binding_version": 0, "unbound_at": .null, "fix_position": 2, "fix_event_id": .string(bound.uuidString.lowercased()),
-            "fix_captured_at": "2026-11-29T02:05:00+00:00", "fix_accuracy": "precise", "fix_horizontal_accuracy": 20,
-            "fix_provider": "amap", "fix_region": "mainland",
-        ])
-        #expect(close(terminal["fix_lat"]?.double, bindPoint.latitude))
-        #expect(close(terminal["fix_lon"]?.double, bindPoint.longitude))
+        #expect(terminal == .object([
+            "terminal_id": "T0001", "merchant_id": "M0001", "bound_since": "2026-11-29T02:05:00+00:00",
+            "last_merchant_id": "M0001", "binding_version": 0, "unbound_at": .null,
+        ]))
         var state = try #require(try CurrentState().terminal("T0001", on: db.connection))
+        #expect(state.merchantId == "M0001" && state.lastMerchantId == "M0001" && state.unboundAt == nil)
+        expectFix(
+            state.position, eventId: bound.uuidString.lowercased(), position: 2, capturedAt: instant("2026-11-29T02:05:00Z"),
+            lat: bindPoint.latitude, lon: bindPoint.longitude, accuracy: "precise", horizontalAccuracy: 20,
+            provider: "amap", region: "mainland")
         #expect(close(state.driftMetres, bindPoint.distance(to: shanghai), within: 1e-6))
         #expect(state.boundSince == instant("2026-11-29T02:05:00Z"))
         let merchant = try #require(try CurrentState().merchant("M0001", on: db.connection))
@@ -134,14 +130,20 @@ struct EventTypeTests {
         expectAppended(locate.results[0], located, stream: "terminal-T0001", version: 1, position: 3)
         let locatedRow = try db.row("fixes", where: "event_id = $1", [located])
         expectMembers(locatedRow, [
-            "event_type": "TerminalLocated", "merchant_id": .null, "datum": "wgs84", "datum_inferred": true,
-            "region": "hong_kong", "in_region": false, "claim_mismatch": true, "app": "onboarding",
+            "event_type": "TerminalLocated", "entity_id": "T0001", "provider": "apple", "region": "hong_kong",
+            "claim_mismatch": true, "adcode": .null, "app": "onboarding",
+        ])
+        expectMembers(try #require(try db.metadata(of: located)["fix"]), [
+            "datum": "wgs84", "datumInferred": true, "inRegion": false, "claimMismatch": true,
         ])
         #expect(close(locatedRow["lat"]?.double, 22.2819) && close(locatedRow["lon"]?.double, 114.1582))
         terminal = try db.row("terminals", where: "terminal_id = 'T0001'")
-        expectMembers(terminal, ["merchant_id": "M0001", "fix_position": 3, "fix_region": "hong_kong", "binding_version": 0])
+        expectMembers(terminal, ["merchant_id": "M0001", "binding_version": 0])
         state = try #require(try CurrentState().terminal("T0001", on: db.connection))
         let hongKongPoint = Coordinate(latitude: 22.2819, longitude: 114.1582)
+        expectFix(
+            state.position, eventId: located.uuidString.lowercased(), position: 3, capturedAt: instant("2026-11-29T03:00:00Z"),
+            lat: 22.2819, lon: 114.1582, accuracy: "precise", horizontalAccuracy: 65, provider: "apple", region: "hong_kong")
         #expect(close(state.driftMetres, hongKongPoint.distance(to: shanghai), within: 1e-6))
 
         let unbind = try db.ingest([Client.terminalUnbound(unbound, terminal: "T0001", merchant: "M0001")])
@@ -151,10 +153,13 @@ struct EventTypeTests {
         expectMembers(terminal, [
             "merchant_id": .null, "bound_since": .null, "last_merchant_id": "M0001", "binding_version": 2,
             // No fix, so no device time: the server's receive time.
-            "unbound_at": "2026-11-29T12:00:00+00:00", "fix_position": 3,
+            "unbound_at": "2026-11-29T12:00:00+00:00",
         ])
         state = try #require(try CurrentState().terminal("T0001", on: db.connection))
         #expect(state.merchantId == nil && state.driftMetres == nil && state.lastMerchantId == "M0001")
+        #expect(state.unboundAt == serverNow && state.boundSince == nil)
+        // Unbinding takes no fix: the device position stays the last one.
+        #expect(state.position?.eventId == located.uuidString.lowercased() && state.position?.position == 3)
         #expect(try CurrentState().merchant("M0001", on: db.connection)?.terminals == [])
     }
 
@@ -170,15 +175,18 @@ struct EventTypeTests {
 
         let point = wgs84(31.2310, 121.4740)
         let visit = try db.row("visits", where: "visit_id = 'V-1'")
-        expectMembers(visit, [
-            "merchant_id": "M0001", "visitor_id": "sales-3", "note": "quarterly check", "position": 2,
-            "event_id": .string(id.uuidString.lowercased()), "captured_at": "2026-11-29T02:30:00+00:00",
-            "accuracy": "precise", "horizontal_accuracy": 12, "provider": "amap", "region": "mainland",
+        #expect(visit == .object([
+            "position": 2, "event_id": .string(id.uuidString.lowercased()), "visit_id": "V-1", "merchant_id": "M0001",
+            "visitor_id": "sales-3", "note": "quarterly check", "captured_at": "2026-11-29T02:30:00+00:00",
+        ]))
+        // Where the visit was: its fix row.
+        let fix = try db.row("fixes", where: "event_id = $1", [id])
+        expectMembers(fix, [
+            "position": 2, "event_type": "VisitRecorded", "entity_kind": "visit", "entity_id": "V-1",
+            "captured_at": "2026-11-29T02:30:00+00:00", "accuracy": "precise", "horizontal_accuracy": 12,
+            "provider": "amap", "region": "mainland",
         ])
-        #expect(close(visit["lat"]?.double, point.latitude) && close(visit["lon"]?.double, point.longitude))
-        expectMembers(try db.row("fixes", where: "event_id = $1", [id]), [
-            "event_type": "VisitRecorded", "entity_kind": "visit", "entity_id": "V-1", "merchant_id": "M0001",
-        ])
+        #expect(close(fix["lat"]?.double, point.latitude) && close(fix["lon"]?.double, point.longitude))
         #expect(try CurrentState().merchant("M0001", on: db.connection)?.visits == 1)
     }
 
@@ -208,23 +216,27 @@ struct EventTypeTests {
         expectAppended(report.results[0], id, stream: failure.stream, version: 0, position: 1)
 
         let row = try db.row("failures", where: "event_id = $1", [id])
-        expectMembers(row, [
-            "position": 1, "entity_kind": .string(String(failure.stream.prefix { $0 != "-" })), "entity_id": .string(failure.entityId),
-            "purpose": "terminal_binding", "provider": .string(failure.provider), "error_code": .string(String(failure.code)),
-            "category": .string(failure.category), "error_message": "could not locate",
-            "captured_at": "2026-11-29T01:59:00+00:00", "received_at": "2026-11-29T12:00:00+00:00",
-            "app": "onboarding", "app_version": "5.2.0", "user_id": "sales-17", "device_id": "A1B2",
-        ])
+        #expect(row == .object([
+            "position": 1, "event_id": .string(id.uuidString.lowercased()),
+            "entity_kind": .string(String(failure.stream.prefix { $0 != "-" })), "entity_id": .string(failure.entityId),
+            "provider": .string(failure.provider), "error_code": .string(String(failure.code)),
+            "category": .string(failure.category), "captured_at": "2026-11-29T01:59:00+00:00", "app": "onboarding",
+        ]))
         let provider = try #require(Provider(rawValue: failure.provider))
         #expect(ProviderErrorCatalogue.category(provider: provider, code: failure.code).rawValue == failure.category)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == 0)
-        #expect(try db.count("SELECT count(*) FROM projections.address_positions") == 0)
         #expect(try db.count("SELECT count(*) FROM projections.terminals") == 0)
+        // No position for the entity whose locating failed.
+        #expect(try CurrentState().merchant(failure.entityId, on: db.connection) == nil)
+        #expect(try CurrentState().terminal(failure.entityId, on: db.connection) == nil)
 
         let stored = try #require(try EventLog().readStream(failure.stream, on: db.connection).first)
         let metadata = try JSONValue(parsing: stored.metadata)
         #expect(metadata[path: "failure.category"] == .string(failure.category))
         #expect(metadata[path: "failure.description"] == .string(ProviderErrorCatalogue.description(provider: provider, code: failure.code)))
+        #expect(metadata[path: "failure.provider"] == .string(failure.provider))
+        #expect(metadata[path: "failure.errorCode"] == .number(Double(failure.code)))
+        #expect(metadata["app"] == "onboarding")
         #expect(metadata["capturedAt"] == "2026-11-29T01:59:00.000000Z")
         #expect(metadata["fix"] == nil)
     }
@@ -249,6 +261,7 @@ struct EventTypeTests {
         #expect(metadata["schema"] == 1)
         #expect(metadata["receivedAt"] == "2026-11-29T12:00:00.000000Z")
         #expect(metadata["capturedAt"] == "2026-11-29T02:00:00.000000Z")
+        #expect(metadata["app"] == "onboarding")
         #expect(metadata["failure"] == nil)
 
         let classifier = try Boundaries.classifier()
@@ -258,7 +271,7 @@ struct EventTypeTests {
         expectMembers(fix, [
             "datum": "gcj02", "datumInferred": false, "region": "mainland", "nearBoundary": false, "inRegion": true,
             "claimMismatch": false, "boundaryVersion": .string(classifier.boundaryVersion), "accuracy": "precise",
-            "flags": [],
+            "flags": [], "provider": "amap", "horizontalAccuracy": 35, "accuracyAuthorization": "full", "adcode": "310101",
         ])
         #expect(fix["datumInference"] == nil)
         // Read by PostgreSQL, which parses numbers exactly (Foundation's JSONSerialization may be an ulp off).
@@ -275,7 +288,7 @@ struct EventTypeTests {
         #expect(close(fix[path: "wgs84.lat"]?.double, shanghai.latitude))
         #expect(Set(fix.objectValue?.keys.map { $0 } ?? []) == [
             "wgs84", "gcj02", "datum", "datumInferred", "region", "nearBoundary", "inRegion", "claimMismatch",
-            "boundaryVersion", "accuracy", "flags",
+            "boundaryVersion", "accuracy", "flags", "provider", "horizontalAccuracy", "accuracyAuthorization", "adcode",
         ])
     }
 }

@@ -6,6 +6,7 @@ import Ingestion
 import LocationEvents
 import Postgres
 import Projections
+import Testing
 
 /// The bundled boundary data, loaded once for the whole test run.
 enum Boundaries {
@@ -96,6 +97,39 @@ struct IngestionDatabase {
         return contents
     }
 
+    /// The stored metadata of event `id`, parsed.
+    func metadata(of id: UUID) throws -> JSONValue {
+        guard let row = try connection.query("SELECT metadata::text FROM events WHERE event_id = $1", [id]).first else {
+            throw Unexpected("no event \(id)")
+        }
+        return try JSONValue(parsing: Data(try row.decode(0, as: String.self).utf8))
+    }
+
+    /// What ``CurrentState`` answers for every merchant and every terminal the projections know, as canonical JSON
+    /// by id (`merchant M1`, `terminal T1`); without the fixes' log positions when `withoutPositions`.
+    func currentStates(withoutPositions: Bool = false) throws -> [String: String] {
+        let ids = try connection.query(
+            """
+            SELECT 'merchant', entity_id FROM projections.fixes WHERE entity_kind = 'merchant'
+            UNION SELECT 'merchant', merchant_id FROM projections.visits
+            UNION SELECT 'merchant', last_merchant_id FROM projections.terminals
+            UNION SELECT 'terminal', entity_id FROM projections.fixes WHERE entity_kind = 'terminal'
+            UNION SELECT 'terminal', terminal_id FROM projections.terminals
+            """
+        ).map { (try $0.decode(0, as: String.self), try $0.decode(1, as: String.self)) }
+        let encoder = JSONEncoder()
+        var states: [String: String] = [:]
+        for (kind, id) in ids {
+            let encoded = kind == "merchant"
+                ? try encoder.encode(try CurrentState().merchant(id, on: connection))
+                : try encoder.encode(try CurrentState().terminal(id, on: connection))
+            var state = try JSONValue(parsing: encoded)
+            if withoutPositions { state = state.removingMembers(named: "position") }
+            states["\(kind) \(id)"] = state.canonicalString()
+        }
+        return states
+    }
+
     func count(_ sql: String) throws -> Int {
         try connection.query(sql).first!.decode(0)
     }
@@ -134,6 +168,18 @@ extension JSONValue {
     }
 
     var double: Double? { numberValue }
+
+    /// This value with every object member called `name` removed, at any depth.
+    func removingMembers(named name: String) -> JSONValue {
+        switch self {
+        case .object(let members):
+            .object(members.filter { $0.key != name }.mapValues { $0.removingMembers(named: name) })
+        case .array(let elements):
+            .array(elements.map { $0.removingMembers(named: name) })
+        default:
+            self
+        }
+    }
 }
 
 /// Whether two numbers agree to `tolerance`.
@@ -150,4 +196,24 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .number(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}
+
+/// `fix` is present and shows the event `eventId` with these values; positions in space to `tolerance` degrees.
+func expectFix(
+    _ fix: FixSummary?, eventId: String, position: Int64? = nil, capturedAt: Date, lat: Double, lon: Double,
+    accuracy: String, horizontalAccuracy: Double, provider: String, region: String, tolerance: Double = 1e-9,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let fix else {
+        Issue.record("no fix where \(eventId) was expected", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(fix.eventId == eventId, sourceLocation: sourceLocation)
+    if let position { #expect(fix.position == position, sourceLocation: sourceLocation) }
+    #expect(fix.capturedAt == capturedAt, sourceLocation: sourceLocation)
+    #expect(close(fix.lat, lat, within: tolerance) && close(fix.lon, lon, within: tolerance), "\(fix.lat), \(fix.lon)", sourceLocation: sourceLocation)
+    #expect(fix.accuracy == accuracy, sourceLocation: sourceLocation)
+    #expect(fix.horizontalAccuracy == horizontalAccuracy, sourceLocation: sourceLocation)
+    #expect(fix.provider == provider, sourceLocation: sourceLocation)
+    #expect(fix.region == region, sourceLocation: sourceLocation)
 }
