@@ -67,9 +67,9 @@ public struct Projector: Sendable {
         """
         INSERT INTO \(schema).visits
         SELECT e.position, e.event_id, substr(e.stream, strpos(e.stream, '-') + 1),
-               d ->> 'merchantId', d ->> 'visitorId', d ->> 'note', (e.metadata ->> 'capturedAt')::timestamptz
+               d."merchantId", d."visitorId", d.note, (e.metadata ->> 'capturedAt')::timestamptz
         FROM events e
-        CROSS JOIN LATERAL (SELECT e.data::jsonb AS d OFFSET 0) j
+        CROSS JOIN LATERAL json_to_record(e.data) AS d ("merchantId" text, "visitorId" text, note text)
         WHERE e.position BETWEEN $1 AND $2 AND e.type = 'VisitRecorded'
         """
     }
@@ -86,7 +86,7 @@ public struct Projector: Sendable {
             SELECT e.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
                    coalesce(e.metadata ->> 'capturedAt', e.metadata ->> 'receivedAt')::timestamptz AS at
             FROM touched t JOIN events e ON e.stream = t.stream
-            WHERE e.type IN ('TerminalBound', 'TerminalUnbound')
+            WHERE e.type IN ('TerminalBound', 'TerminalUnbound')   -- served by events_terminal_bindings
         ), last_change AS (
             SELECT DISTINCT ON (stream) * FROM changes ORDER BY stream, version DESC
         ), last_unbind AS (

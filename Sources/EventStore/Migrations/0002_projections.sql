@@ -64,6 +64,9 @@ CREATE TABLE projections.terminals (
 );
 CREATE INDEX terminals_merchant ON projections.terminals (merchant_id);
 
+-- The bind and unbind events of each terminal stream, so that recomputing a binding reads only those.
+CREATE INDEX events_terminal_bindings ON events (stream, version) WHERE type IN ('TerminalBound', 'TerminalUnbound');
+
 -- Great-circle distance in metres (haversine, mean earth radius), the same formula as Geo's.
 CREATE FUNCTION geo_distance_m(lat1 float8, lon1 float8, lat2 float8, lon2 float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
