@@ -1,38 +1,108 @@
 import EventStore
 import Foundation
 import Postgres
+import Synchronization
 
-/// Rebuilds every projection from the log: into fresh tables in a schema of their own, swapped in at the end in
-/// the same transaction, so readers see the old tables until the new ones are complete.
+/// Rebuilds every projection from the log into fresh tables in a schema of their own, then swaps them in: readers
+/// see the old tables until the new ones are complete.
 ///
-/// The transaction holds the append lock throughout, so no event can be appended between the rebuild and the
-/// swap; appends wait for the replay to finish. The same ``Projector`` as at append runs over the log in chunks;
-/// secondary indexes are built once at the end rather than row by row.
+/// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the rows of
+/// one chunk do not depend on another's). Appends go on meanwhile; at the end one transaction takes the append
+/// lock, projects what was appended since, builds the secondary indexes and swaps the schemas, so nothing
+/// appended is missed. One replay runs at a time.
 public struct Replayer: Sendable {
     let chunkSize: Int64
+    let workers: Int
 
-    public init(chunkSize: Int64 = 100_000) {
+    public init(chunkSize: Int64 = 20_000, workers: Int = 2) {
         self.chunkSize = max(1, chunkSize)
+        self.workers = max(1, workers)
     }
 
-    /// - Parameter progress: called after each chunk with (events replayed, events in the log).
+    /// Arbitrary, fixed: the session advisory lock a replay holds, so that one runs at a time.
+    public static let replayLockKey: Int64 = 0x6765_6f6c_7265_706c
+
+    /// - Parameters:
+    ///   - configuration: the database; the replay opens `workers` + 1 connections to it.
+    ///   - progress: called after each chunk with (events replayed, events in the log when it started). May be
+    ///     called from the worker threads, one call at a time.
     /// - Returns: the number of events replayed.
     @discardableResult
-    public func replay(on connection: Connection, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Int64 {
-        try connection.transaction { transaction in
+    public func replay(
+        _ configuration: PostgresConfiguration, progress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
+    ) throws -> Int64 {
+        let coordinator = try Connection.connect(configuration)
+        defer { coordinator.close() }
+        guard try coordinator.query("SELECT pg_try_advisory_lock($1)", [Self.replayLockKey]).first?.decode(0, as: Bool.self) == true else {
+            throw ReplayError.alreadyRunning
+        }
+        defer { _ = try? coordinator.query("SELECT pg_advisory_unlock($1)", [Self.replayLockKey]) }
+        let rebuild = try RebuildSchema.create(on: coordinator)
+        let start = try EventLog().headPosition(on: coordinator)
+        try projectInParallel(through: start, configuration: configuration, progress: progress)
+        return try coordinator.transaction { transaction in
             try EventLog().lockAppends(on: transaction)
-            let head = try EventLog().headPosition(on: transaction)
-            let rebuild = try RebuildSchema.create(on: transaction)
-            let projector = Projector(schema: RebuildSchema.name)
-            var done: Int64 = 0
-            while done < head {
-                let end = min(done + chunkSize, head)
-                try projector.project((done + 1)...end, on: transaction)
-                done = end
-                progress(done, head)
+            let end = try EventLog().headPosition(on: transaction)
+            if end > start {
+                try Projector(schema: RebuildSchema.name).project((start + 1)...end, on: transaction)
             }
             try rebuild.swapIn(on: transaction)
-            return head
+            return end
+        }
+    }
+
+    /// Projects positions 1...head into the rebuild schema, chunk by chunk, each chunk in its own transaction.
+    private func projectInParallel(
+        through head: Int64, configuration: PostgresConfiguration, progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) throws {
+        let next = Mutex<Int64>(0)
+        let done = Mutex<Int64>(0)
+        let failures = Mutex<[any Error]>([])
+        let chunkSize = self.chunkSize
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            do {
+                let connection = try Connection.connect(configuration)
+                defer { connection.close() }
+                let projector = Projector(schema: RebuildSchema.name)
+                while failures.withLock({ $0.isEmpty }) {
+                    let first = next.withLock { position -> Int64 in
+                        defer { position += chunkSize }
+                        return position + 1
+                    }
+                    guard first <= head else { break }
+                    let range = first...min(first + chunkSize - 1, head)
+                    try Self.retryingDeadlocks { try connection.transaction { try projector.project(range, on: $0) } }
+                    let total = done.withLock { count -> Int64 in
+                        count += Int64(range.count)
+                        return count
+                    }
+                    progress(total, head)
+                }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
+    }
+
+    /// Two chunks can update the same terminal's binding; should their row locks cross, one is retried.
+    private static func retryingDeadlocks(_ body: () throws -> Void) throws {
+        for attempt in 1... {
+            do {
+                return try body()
+            } catch let error as PostgresError where error.isDeadlock && attempt < 5 {
+                continue
+            }
+        }
+    }
+}
+
+public enum ReplayError: Error, Equatable, CustomStringConvertible {
+    case alreadyRunning
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning: "another replay is running on this database; wait for it to finish"
         }
     }
 }
@@ -46,9 +116,10 @@ private struct RebuildSchema {
 
     static func create(on connection: Connection) throws -> RebuildSchema {
         try connection.execute("""
-            SET LOCAL client_min_messages = warning;
+            SET client_min_messages = warning;
             DROP SCHEMA IF EXISTS \(name) CASCADE;
             CREATE SCHEMA \(name);
+            RESET client_min_messages;
             """)
         let tables = try connection.query(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'projections' ORDER BY tablename"

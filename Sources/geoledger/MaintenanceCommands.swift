@@ -13,8 +13,8 @@ enum MaintenanceCommands {
 
             Rebuilds the projections (fix history, address positions, terminals, visits, failures) from the
             whole log into fresh tables and swaps them in at the end, in one transaction: readers see the old
-            tables until the new ones are complete. Appends wait while it runs. The result does not depend on
-            the order in which events arrived.
+            tables until the new ones are complete. Appends go on while it runs; those that land meanwhile are
+            included before the swap. The result does not depend on the order in which events arrived.
 
             Options:
               --quiet   no progress line
@@ -22,10 +22,11 @@ enum MaintenanceCommands {
         run: { words in
             let arguments = try Arguments(words, flags: ["quiet"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let connection = try Settings.fromEnvironment().connect()
+            let settings = Settings.fromEnvironment()
+            _ = try settings.connect()  // a clear message when the database is unreachable
             let progress = ProgressLine(totalBytes: nil, enabled: !arguments.flag("quiet") && isatty(STDERR_FILENO) == 1)
-            let count = try Replayer().replay(on: connection) { done, total in
-                progress.update(count: Int(done), bytes: 0)
+            let count = try Replayer().replay(settings.database) { done, total in
+                progress.update(count: Int(done), bytes: Int(done), totalBytes: Int(total))
             }
             progress.finish()
             print("replayed \(count) events in \(progress.elapsedText)")

@@ -1,9 +1,10 @@
 import Foundation
 
-/// A one-line progress display on stderr, redrawn at most five times a second: count, rate and, when the input
-/// size is known, a bar and the time left.
-final class ProgressLine {
-    private let totalBytes: Int?
+/// A one-line progress display on stderr, redrawn at most five times a second: count, rate and, when the total
+/// is known, a bar and the time left. Updates may come from several threads.
+final class ProgressLine: @unchecked Sendable {  // its state is guarded by `lock`
+    private let lock = NSLock()
+    private var totalBytes: Int?
     private let enabled: Bool
     private let started = Date()
     private var lastDrawn = Date.distantPast
@@ -15,7 +16,11 @@ final class ProgressLine {
 
     var elapsedText: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
 
-    func update(count: Int, bytes: Int) {
+    /// - Parameter totalBytes: the total, when it became known only now.
+    func update(count: Int, bytes: Int, totalBytes: Int? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let totalBytes { self.totalBytes = totalBytes }
         guard enabled, Date().timeIntervalSince(lastDrawn) >= 0.2 else { return }
         lastDrawn = Date()
         let elapsed = max(Date().timeIntervalSince(started), 0.001)

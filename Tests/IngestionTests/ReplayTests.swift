@@ -19,8 +19,8 @@ struct ReplayTests {
         let inlineStates = try db.currentStates()
         #expect(["merchant M1", "merchant M4", "terminal T4", "terminal T5"].allSatisfy { (inlineStates[$0] ?? "null") != "null" })
 
-        for chunkSize: Int64 in [3, 50_000] {
-            let replayed = try Replayer(chunkSize: chunkSize).replay(on: db.connection)
+        for (chunkSize, workers): (Int64, Int) in [(3, 2), (50_000, 1)] {
+            let replayed = try Replayer(chunkSize: chunkSize, workers: workers).replay(db.database.configuration)
             #expect(replayed == Int64(try db.count("SELECT count(*) FROM events")))
             let rebuilt = try db.allProjections()
             #expect(rebuilt.keys.sorted() == inline.keys.sorted())
@@ -33,5 +33,40 @@ struct ReplayTests {
                 #expect(rebuiltStates[id] == state, "\(id), chunks of \(chunkSize)")
             }
         }
+    }
+
+    @Test("events appended while a replay runs are in the swapped-in tables, once")
+    func appendsDuringReplay() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let workload = OrderWorkload(withUnbinds: true).shuffled(seed: 21)
+        let half = workload.count / 2
+        try db.ingest(Array(workload[..<half]), batchSize: 10)
+        let configuration = db.database.configuration
+        let replay = DispatchQueue(label: "replay")
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Int64, any Error> = .success(0)
+        replay.async {
+            outcome = Result { try Replayer(chunkSize: 1, workers: 2).replay(configuration) }
+            finished.signal()
+        }
+        let writer = try IngestionDatabase(sharing: db)
+        try writer.ingest(Array(workload[half...]), batchSize: 3)
+        finished.wait()
+        let replayed = try outcome.get()
+        #expect(replayed <= Int64(try db.count("SELECT count(*) FROM events")))
+        let afterConcurrentReplay = try db.allProjections()
+        #expect(try db.count("SELECT count(*) FROM projections.fixes") == (try db.count(
+            "SELECT count(*) FROM events WHERE type NOT IN ('TerminalUnbound', 'LocationFailed')")))
+        try Replayer().replay(configuration)
+        #expect(try db.allProjections() == afterConcurrentReplay)
+    }
+
+    @Test("a second replay at the same time is refused with a clear error")
+    func oneReplayAtATime() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.connection.query("SELECT pg_advisory_lock($1)", [Replayer.replayLockKey])
+        #expect(throws: ReplayError.alreadyRunning) { try Replayer().replay(db.database.configuration) }
     }
 }

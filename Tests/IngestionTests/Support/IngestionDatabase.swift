@@ -37,6 +37,14 @@ struct IngestionDatabase {
         service = IngestService(classifier: try Boundaries.classifier())
     }
 
+    /// Another connection (and ingest service) to the database of `other`; dropping stays `other`'s job.
+    init(sharing other: IngestionDatabase) throws {
+        database = other.database
+        connection = try database.connect()
+        try connection.execute("SET TIME ZONE 'UTC'")
+        service = other.service
+    }
+
     func drop() {
         connection.close()
         database.drop()
