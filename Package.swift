@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

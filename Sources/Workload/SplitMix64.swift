@@ -1,10 +1,10 @@
 import Foundation
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator; every workload byte comes from it.
-struct SplitMix64 {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
     /// A generator for one part of the workload, independent of the others: `seed` mixed with `keys`.
     init(seed: UInt64, _ keys: UInt64...) {
@@ -20,13 +20,13 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
     }
 
     /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Uniform in `range`.
     mutating func uniform(_ range: ClosedRange<Double>) -> Double {
@@ -58,6 +58,11 @@ struct SplitMix64 {
             target -= weight
         }
         return choices[choices.count - 1].0
+    }
+
+    /// A version-4 UUID.
+    public mutating func uuid() -> UUID {
+        UUID(uuidString: uuidText())!
     }
 
     /// A version-4 UUID in lower-case text.

@@ -1,4 +1,5 @@
 import Foundation
+import Workload
 import Postgres
 
 /// Inserts the same generated event-log rows three ways, each into a fresh empty table,
@@ -111,26 +112,6 @@ enum BulkInsertBench {
 
     // MARK: - Rows shaped like the event log
 
-    /// A fixed-seed generator, so every run and every method inserts the same rows.
-    private struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        /// A version-4 UUID made of generator bits.
-        mutating func uuid() -> UUID {
-            var bytes = withUnsafeBytes(of: (next(), next())) { Array($0) }
-            bytes[6] = bytes[6] & 0x0F | 0x40
-            bytes[8] = bytes[8] & 0x3F | 0x80
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        }
-    }
 
     private static let places: [(province: String, city: String, district: String, street: String, adcode: String, lat: Double, lon: Double)] = [
         ("上海市", "上海市", "黄浦区", "南京东路", "310101", 31.2304, 121.4737),
@@ -141,7 +122,7 @@ enum BulkInsertBench {
     ]
 
     static func generateRows(count: Int) -> [EventRow] {
-        var random = SplitMix64(state: 20261129)
+        var random = SplitMix64(seed: 20261129)
         let streams = max(1, count / 10)
         let start = Date(timeIntervalSince1970: 1_795_946_400)
         var rows: [EventRow] = []

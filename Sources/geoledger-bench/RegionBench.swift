@@ -1,4 +1,5 @@
 import Foundation
+import Workload
 import Geo
 
 /// Region classifier benchmarks: in-process throughput, and the `geoledger region classify`
@@ -22,7 +23,7 @@ enum RegionBench {
         var points: [Coordinate] = []
         points.reserveCapacity(pointCount)
         for _ in 0..<pointCount {
-            points.append(Coordinate(latitude: 18 + 36 * random.nextUnit(), longitude: 73 + 62 * random.nextUnit()))
+            points.append(Coordinate(latitude: 18 + 36 * random.unit(), longitude: 73 + 62 * random.unit()))
         }
         // Warm up once, then time the best of three passes.
         var checksum = 0
@@ -58,8 +59,8 @@ enum RegionBench {
         var csv = "lat,lon\n"
         csv.reserveCapacity(csvLines * 24)
         for _ in 0..<csvLines {
-            let lat = 18 + 36 * random.nextUnit()
-            let lon = 73 + 62 * random.nextUnit()
+            let lat = 18 + 36 * random.unit()
+            let lon = 73 + 62 * random.unit()
             csv += "\((lat * 1e6).rounded() / 1e6),\((lon * 1e6).rounded() / 1e6)\n"
         }
         let input = FileManager.default.temporaryDirectory
@@ -90,22 +91,4 @@ enum RegionBench {
     private static func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
-}
-
-/// A small deterministic generator, so every run measures the same points.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A double uniformly in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

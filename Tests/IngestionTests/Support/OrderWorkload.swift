@@ -1,4 +1,5 @@
 import Foundation
+import Workload
 
 /// A fixed set of submissions about several merchants, enterprises, terminals and visits, with precise,
 /// approximate, reduced and unusable fixes captured at scattered times; for ingesting in different orders.
@@ -136,7 +137,7 @@ struct OrderWorkload {
     }
 
     func shuffled(seed: UInt64) -> [String] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return items.map(\.text).shuffled(using: &generator)
     }
 
