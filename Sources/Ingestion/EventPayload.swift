@@ -23,14 +23,18 @@ import Postgres
 enum EventPayload {
     static let schema = 1
 
-    static func newEvent(_ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date) -> NewEvent {
+    /// The event to append, with its data and metadata as JSON values (what the projections read).
+    static func newEvent(
+        _ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date
+    ) -> (event: NewEvent, payload: StoredPayload) {
         var sent = raw
         sent["expectedVersion"] = nil
-        return NewEvent(
+        let payload = StoredPayload(data: .object(sent), metadata: metadata(submission, assessment: assessment, receivedAt: receivedAt))
+        let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: JSONValue.object(sent).canonicalData(),
-            metadata: metadata(submission, assessment: assessment, receivedAt: receivedAt).canonicalData(),
+            data: payload.data.canonicalData(), metadata: payload.metadata.canonicalData(),
             expectedVersion: expectedVersion(submission.expectedVersion))
+        return (event, payload)
     }
 
     static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {

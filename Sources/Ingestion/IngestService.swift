@@ -16,6 +16,8 @@ public struct PreparedBatch: Sendable {
     /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
     fileprivate var bindingChanges: [UUID: BindingChange]
+    /// Each event's data and metadata as JSON, for the projections.
+    fileprivate var payloads: [UUID: StoredPayload]
 
     public var count: Int { items.count }
 }
@@ -42,6 +44,7 @@ public struct IngestService: Sendable {
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
         var bindingChanges: [UUID: BindingChange] = [:]
+        var payloads: [UUID: StoredPayload] = [:]
         let prepared = items.map { item -> PreparedItem in
             guard case .json(let value) = item else {
                 if case .malformed(let reason) = item {
@@ -63,18 +66,20 @@ public struct IngestService: Sendable {
                     break
                 }
                 let assessment = submission.body.fix.map(assessor.assess)
-                return .event(EventPayload.newEvent(
-                    submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now))
+                let stored = EventPayload.newEvent(
+                    submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now)
+                payloads[submission.eventId] = stored.payload
+                return .event(stored.event)
             }
         }
-        return PreparedBatch(items: prepared, bindingChanges: bindingChanges)
+        return PreparedBatch(items: prepared, bindingChanges: bindingChanges, payloads: payloads)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
     /// stored; with it, one bad item stores nothing.
     public func append(_ batch: PreparedBatch, atomic: Bool = false, on connection: Connection) throws -> IngestReport {
         let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
-        let rules = LocationRules(bindingChanges: batch.bindingChanges)
+        let rules = LocationRules(bindingChanges: batch.bindingChanges, payloads: batch.payloads)
         let anyRejected = events.count < batch.items.count
         let appended: [AppendResult]
         if atomic && anyRejected {

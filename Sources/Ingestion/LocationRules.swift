@@ -1,7 +1,14 @@
 import EventStore
 import Foundation
+import LocationEvents
 import Postgres
 import Projections
+
+/// An event's data and metadata as JSON values: what is stored, before it is serialised.
+struct StoredPayload: Sendable {
+    let data: JSONValue
+    let metadata: JSONValue
+}
 
 /// A terminal's binding change in a batch, taken from its typed submission.
 struct BindingChange {
@@ -18,6 +25,7 @@ struct BindingChange {
 /// Binding it again to the same merchant is a re-location and is allowed.
 struct LocationRules: AppendHooks {
     let bindingChanges: [UUID: BindingChange]
+    let payloads: [UUID: StoredPayload]
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
         guard !bindingChanges.isEmpty else { return { _ in nil } }
@@ -53,8 +61,16 @@ struct LocationRules: AppendHooks {
         }
     }
 
+    /// Projects the appended events from the JSON this batch already holds, so nothing is parsed again.
     func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
-        guard let first = events.first?.position, let last = events.last?.position else { return }
-        try Projector.live.project(first...last, on: connection)
+        let projected = try events.map { event in
+            guard let payload = payloads[event.eventId] else {
+                throw ProjectionError(event.position, "the appended event is not one of this batch")
+            }
+            return try ProjectedEvent(
+                position: event.position, eventId: event.eventId, stream: event.stream, type: event.type,
+                metadata: payload.metadata, data: payload.data)
+        }
+        try Projector.live.project(projected, on: connection)
     }
 }

@@ -1,15 +1,14 @@
 import Foundation
+import LocationEvents
 import Postgres
 
-/// Brings the read models up to date with a range of the log's positions.
+/// Writes what a batch of events adds to the read models.
 ///
-/// One code path for both uses: after an append, in its transaction, over the positions just written; and in
-/// `replay`, over the whole log into fresh tables. Each statement gives the same tables whatever order the events
-/// arrived in and however the log is cut into ranges: history rows are keyed by position, and bindings are
-/// recomputed from the terminal's whole stream. Current positions are read from the history by capture time
-/// (``CurrentState``), so there is nothing to reorder.
-///
-/// Fixes and failures are read from `metadata` alone (see the ingest payload): one small JSON document per event.
+/// One code path for both uses: after an append, in its transaction, with the events just written (built from
+/// the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built from the stored
+/// text). The tables come out the same whatever order the events arrived in and however the log is cut into
+/// batches: history rows are keyed by position, and bindings are recomputed from the terminal's whole stream.
+/// Current positions are read from the history by capture time (``CurrentState``), so there is nothing to reorder.
 public struct Projector: Sendable {
     /// The schema written: `projections`, or replay's fresh copy.
     let schema: String
@@ -20,68 +19,73 @@ public struct Projector: Sendable {
         self.schema = schema
     }
 
-    /// Projects the events with positions in `range`.
+    /// Projects the stored events with positions in `range`, reading them from the log.
     public func project(_ range: ClosedRange<Int64>, on connection: Connection) throws {
-        let bounds: [(any PostgresEncodable)?] = [range.lowerBound, range.upperBound]
-        for statement in [insertFixes, insertFailures, insertVisits, updateBindings] {
-            try connection.query(statement, bounds)
+        try project(try Self.read(range, on: connection), on: connection)
+    }
+
+    public func project(_ events: [ProjectedEvent], on connection: Connection) throws {
+        try copy(events.filter { $0.fix != nil }, into: "fixes", on: connection) { event, fix in
+            [String(event.position), event.eventId.uuidString, event.type, event.entityKind, event.entityId,
+             event.capturedAt, "\(fix.lat)", "\(fix.lon)", "\(fix.horizontalAccuracy)", fix.authorization,
+             fix.accuracy, fix.provider, fix.region, fix.nearBoundary ? "t" : "f", fix.claimMismatch ? "t" : "f",
+             fix.adcode, event.app]
+        } value: { $0.fix }
+        try copy(events.filter { $0.failure != nil }, into: "failures", on: connection) { event, failure in
+            [String(event.position), event.eventId.uuidString, event.entityKind, event.entityId, failure.provider,
+             failure.errorCode, failure.category, event.capturedAt, event.app]
+        } value: { $0.failure }
+        try copy(events.filter { $0.visit != nil }, into: "visits", on: connection) { event, visit in
+            [String(event.position), event.eventId.uuidString, event.entityId, visit.merchantId, visit.visitorId,
+             visit.note, event.capturedAt]
+        } value: { $0.visit }
+        let bindings = Set(events.filter { $0.type == "TerminalBound" || $0.type == "TerminalUnbound" }.map(\.stream))
+        if !bindings.isEmpty {
+            try connection.query(updateBindings, [bindings.sorted()])
         }
     }
 
-    /// `m` is the event's metadata parsed once (`OFFSET 0` keeps the planner from repeating the cast in every use).
-    private func withMetadata(types: String) -> String {
-        """
-        FROM events e
-        CROSS JOIN LATERAL (SELECT e.metadata::jsonb AS m OFFSET 0) j
-        WHERE e.position BETWEEN $1 AND $2 AND e.type IN (\(types))
-        """
+    private func copy<Part>(
+        _ events: [ProjectedEvent], into table: String, on connection: Connection,
+        row: (ProjectedEvent, Part) -> [String?], value: (ProjectedEvent) -> Part?
+    ) throws {
+        guard !events.isEmpty else { return }
+        try connection.copyFrom("COPY \(schema).\(table) FROM STDIN") { writer in
+            for event in events {
+                guard let part = value(event) else { continue }
+                try writer.row(row(event, part))
+            }
+        }
     }
 
-    private var insertFixes: String {
-        """
-        INSERT INTO \(schema).fixes
-        SELECT e.position, e.event_id, e.type,
-               split_part(e.stream, '-', 1), substr(e.stream, strpos(e.stream, '-') + 1),
-               (m ->> 'capturedAt')::timestamptz,
-               (m #>> '{fix,wgs84,lat}')::float8, (m #>> '{fix,wgs84,lon}')::float8,
-               (m #>> '{fix,horizontalAccuracy}')::float8, m #>> '{fix,accuracyAuthorization}',
-               m #>> '{fix,accuracy}', m #>> '{fix,provider}', m #>> '{fix,region}',
-               (m #>> '{fix,nearBoundary}')::boolean, (m #>> '{fix,claimMismatch}')::boolean,
-               m #>> '{fix,adcode}', m ->> 'app'
-        \(withMetadata(types: "'MerchantAddressFixed', 'EnterpriseAddressFixed', 'TerminalBound', 'TerminalLocated', 'VisitRecorded'"))
-        """
+    /// The stored events of a range, as the projections read them: metadata, and data only where needed.
+    static func read(_ range: ClosedRange<Int64>, on connection: Connection) throws -> [ProjectedEvent] {
+        try connection.query(
+            """
+            SELECT position, event_id, stream, type, metadata::text,
+                   CASE WHEN type = ANY($3::text[]) THEN data::text END
+            FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position
+            """, [range.lowerBound, range.upperBound, ProjectedEvent.typesReadingData.sorted()]
+        ).map { row in
+            let position = try row.decode(0, as: Int64.self)
+            do {
+                return try ProjectedEvent(
+                    position: position, eventId: try row.decode(1), stream: try row.decode(2), type: try row.decode(3),
+                    metadata: try JSONValue(parsing: Data(try row.decode(4, as: String.self).utf8)),
+                    data: try row.decode(5, as: String?.self).map { try JSONValue(parsing: Data($0.utf8)) })
+            } catch let error as JSONValueError {
+                throw ProjectionError(position, "\(error)")
+            }
+        }
     }
 
-    private var insertFailures: String {
-        """
-        INSERT INTO \(schema).failures
-        SELECT e.position, e.event_id,
-               split_part(e.stream, '-', 1), substr(e.stream, strpos(e.stream, '-') + 1),
-               m #>> '{failure,provider}', m #>> '{failure,errorCode}', m #>> '{failure,category}',
-               (m ->> 'capturedAt')::timestamptz, m ->> 'app'
-        \(withMetadata(types: "'LocationFailed'"))
-        """
-    }
-
-    private var insertVisits: String {
-        """
-        INSERT INTO \(schema).visits
-        SELECT e.position, e.event_id, substr(e.stream, strpos(e.stream, '-') + 1),
-               d."merchantId", d."visitorId", d.note, (e.metadata ->> 'capturedAt')::timestamptz
-        FROM events e
-        CROSS JOIN LATERAL json_to_record(e.data) AS d ("merchantId" text, "visitorId" text, note text)
-        WHERE e.position BETWEEN $1 AND $2 AND e.type = 'VisitRecorded'
-        """
-    }
-
-    /// The binding of every terminal bound or unbound in the range, recomputed from its whole stream: the last
+    /// The binding of every terminal bound or unbound in the batch, recomputed from its whole stream: the last
     /// bind/unbind decides; "bound since" is the first bind after the last unbind (binding again to the same
     /// merchant, to re-locate it, does not restart it).
     private var updateBindings: String {
         """
         WITH touched AS (
-            SELECT DISTINCT stream FROM events
-            WHERE position BETWEEN $1 AND $2 AND type IN ('TerminalBound', 'TerminalUnbound')
+            SELECT unnest($1::text[]) AS stream
         ), changes AS (
             SELECT e.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
                    coalesce(e.metadata ->> 'capturedAt', e.metadata ->> 'receivedAt')::timestamptz AS at
