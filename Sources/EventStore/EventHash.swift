@@ -29,6 +29,9 @@ public enum EventHash {
 
     /// A JSON string literal (RFC 8259 escaping).
     static func jsonString(_ value: String) -> String {
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

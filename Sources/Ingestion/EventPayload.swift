@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import LocationEvents
 import Postgres
+import Projections
 
 /// How a location event is stored: `data` is the submission as sent (canonical JSON, without
 /// `expectedVersion`, which is a condition of the write and not part of the event); `metadata` is what the
@@ -23,18 +24,21 @@ import Postgres
 enum EventPayload {
     static let schema = 1
 
-    /// The event to append, with its data and metadata as JSON values (what the projections read).
+    /// The event to append, and what the projections will read of it (placed at its position once appended).
     static func newEvent(
         _ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date
-    ) -> (event: NewEvent, payload: StoredPayload) {
+    ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
-        let payload = StoredPayload(data: .object(sent), metadata: metadata(submission, assessment: assessment, receivedAt: receivedAt))
+        let data = JSONValue.object(sent)
+        let metadata = metadata(submission, assessment: assessment, receivedAt: receivedAt)
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: payload.data.canonicalData(), metadata: payload.metadata.canonicalData(),
+            data: data.canonicalData(), metadata: metadata.canonicalData(),
             expectedVersion: expectedVersion(submission.expectedVersion))
-        return (event, payload)
+        let projected = try ProjectedEvent(
+            position: 0, eventId: event.eventId, stream: event.stream, type: event.type, metadata: metadata, data: data)
+        return (event, projected)
     }
 
     static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {

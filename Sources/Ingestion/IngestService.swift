@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import LocationEvents
 import Postgres
+import Projections
 
 /// One submitted item: parsed JSON, or bytes that were not JSON.
 public enum IngestItem: Sendable {
@@ -16,8 +17,8 @@ public struct PreparedBatch: Sendable {
     /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
     fileprivate var bindingChanges: [UUID: BindingChange]
-    /// Each event's data and metadata as JSON, for the projections.
-    fileprivate var payloads: [UUID: StoredPayload]
+    /// What the projections will read of each event.
+    fileprivate var projected: [UUID: ProjectedEvent]
 
     public var count: Int { items.count }
 }
@@ -44,7 +45,7 @@ public struct IngestService: Sendable {
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
         var bindingChanges: [UUID: BindingChange] = [:]
-        var payloads: [UUID: StoredPayload] = [:]
+        var projected: [UUID: ProjectedEvent] = [:]
         let prepared = items.map { item -> PreparedItem in
             guard case .json(let value) = item else {
                 if case .malformed(let reason) = item {
@@ -66,20 +67,27 @@ public struct IngestService: Sendable {
                     break
                 }
                 let assessment = submission.body.fix.map(assessor.assess)
-                let stored = EventPayload.newEvent(
-                    submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now)
-                payloads[submission.eventId] = stored.payload
-                return .event(stored.event)
+                do {
+                    let stored = try EventPayload.newEvent(
+                        submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now)
+                    projected[submission.eventId] = stored.projected
+                    return .event(stored.event)
+                } catch {
+                    // The payload is built here; failing to read it back is a defect, reported per item.
+                    return .rejected(IngestItemResult(
+                        eventId: submission.eventId.uuidString.lowercased(), status: .invalid,
+                        errors: [FieldError(field: "", code: .invalidValue, message: "\(error)")]))
+                }
             }
         }
-        return PreparedBatch(items: prepared, bindingChanges: bindingChanges, payloads: payloads)
+        return PreparedBatch(items: prepared, bindingChanges: bindingChanges, projected: projected)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
     /// stored; with it, one bad item stores nothing.
     public func append(_ batch: PreparedBatch, atomic: Bool = false, on connection: Connection) throws -> IngestReport {
         let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
-        let rules = LocationRules(bindingChanges: batch.bindingChanges, payloads: batch.payloads)
+        let rules = LocationRules(bindingChanges: batch.bindingChanges, projected: batch.projected)
         let anyRejected = events.count < batch.items.count
         let appended: [AppendResult]
         if atomic && anyRejected {

@@ -1,14 +1,7 @@
 import EventStore
 import Foundation
-import LocationEvents
 import Postgres
 import Projections
-
-/// An event's data and metadata as JSON values: what is stored, before it is serialised.
-struct StoredPayload: Sendable {
-    let data: JSONValue
-    let metadata: JSONValue
-}
 
 /// A terminal's binding change in a batch, taken from its typed submission.
 struct BindingChange {
@@ -25,7 +18,8 @@ struct BindingChange {
 /// Binding it again to the same merchant is a re-location and is allowed.
 struct LocationRules: AppendHooks {
     let bindingChanges: [UUID: BindingChange]
-    let payloads: [UUID: StoredPayload]
+    /// What the projections read of each event of the batch, read while the batch was prepared.
+    let projected: [UUID: ProjectedEvent]
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
         guard !bindingChanges.isEmpty else { return { _ in nil } }
@@ -61,16 +55,14 @@ struct LocationRules: AppendHooks {
         }
     }
 
-    /// Projects the appended events from the JSON this batch already holds, so nothing is parsed again.
+    /// Projects the appended events from what was read of them while the batch was prepared.
     func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
-        let projected = try events.map { event in
-            guard let payload = payloads[event.eventId] else {
+        let placed = try events.map { event in
+            guard let prepared = projected[event.eventId] else {
                 throw ProjectionError(event.position, "the appended event is not one of this batch")
             }
-            return try ProjectedEvent(
-                position: event.position, eventId: event.eventId, stream: event.stream, type: event.type,
-                metadata: payload.metadata, data: payload.data)
+            return prepared.placed(at: event.position)
         }
-        try Projector.live.project(projected, on: connection)
+        try Projector.live.project(placed, on: connection)
     }
 }

@@ -5,7 +5,8 @@ import LocationEvents
 /// schema 1 of the ingest payload) and, for a visit, three fields of its data. Ingest builds it from the JSON
 /// it already holds; replay from the stored text. Either way the same rows follow.
 public struct ProjectedEvent: Sendable, Equatable {
-    public let position: Int64
+    /// The event's position in the log; 0 while it is not appended yet (see ``placed(at:)``).
+    public private(set) var position: Int64
     public let eventId: UUID
     public let stream: String
     public let type: String
@@ -32,6 +33,13 @@ public struct ProjectedEvent: Sendable, Equatable {
     struct Visit: Sendable, Equatable {
         let merchantId, visitorId: String
         let note: String?
+    }
+
+    /// The same event at its position in the log: ingest reads the JSON before the append assigns positions.
+    public func placed(at position: Int64) -> ProjectedEvent {
+        var placed = self
+        placed.position = position
+        return placed
     }
 
     /// The event types whose rows need fields of `data` as well as `metadata`.
@@ -93,7 +101,8 @@ public struct ProjectedEvent: Sendable, Equatable {
 
 /// A stored event the projections cannot read: names its position.
 public struct ProjectionError: Error, CustomStringConvertible {
-    public let position: Int64
+    /// The event's position in the log; 0 while it is not appended yet (see ``placed(at:)``).
+    public private(set) var position: Int64
     public let reason: String
 
     public init(_ position: Int64, _ reason: String) {

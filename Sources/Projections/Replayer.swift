@@ -14,7 +14,7 @@ public struct Replayer: Sendable {
     let chunkSize: Int64
     let workers: Int
 
-    public init(chunkSize: Int64 = 20_000, workers: Int = 2) {
+    public init(chunkSize: Int64 = 20_000, workers: Int = 3) {
         self.chunkSize = max(1, chunkSize)
         self.workers = max(1, workers)
     }
