@@ -67,7 +67,7 @@ enum IngestBench {
         var results: [(String, String)] = []
         func record(_ name: String, _ value: String) {
             results.append((name, value))
-            print("\(name)=\(value)")
+            emit("\(name)=\(value)")
         }
 
         let database = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)

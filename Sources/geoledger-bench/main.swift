@@ -9,7 +9,14 @@ let suite = arguments.first ?? "all"
 let options = Array(arguments.dropFirst())
 
 func report(_ results: [String: Double]) {
-    for (name, value) in results.sorted(by: { $0.key < $1.key }) { print("\(name)=\(value)") }
+    for (name, value) in results.sorted(by: { $0.key < $1.key }) { emit("\(name)=\(value)") }
+}
+
+/// Prints a line and flushes it even into a file or pipe: a full run takes minutes and its stages should show
+/// as they end.
+func emit(_ line: String) {
+    print(line)
+    fflush(nil)
 }
 
 do {
@@ -31,7 +38,7 @@ do {
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
         let ingest = Dictionary(uniqueKeysWithValues: try IngestBench.run(server: .fromEnvironment(), options: ingestOptions))
         // There is no HTTP API yet, so there is no HTTP rate to measure.
-        print("RESULT ingest_vs_copy=\(ingest["ingest_vs_copy"]!) http_events_per_s=n/a copy_events_per_s=\(ingest["copy_events_per_s"]!)")
+        emit("RESULT ingest_vs_copy=\(ingest["ingest_vs_copy"]!) http_events_per_s=n/a copy_events_per_s=\(ingest["copy_events_per_s"]!)")
     default:
         FileHandle.standardError.write(Data("usage: geoledger-bench [region|bulk|ingest|all|workload FILE] [--events N] [--seed S] [--duplicates R] [--invalid R] [--batch-size N]\n".utf8))
         exit(64)
