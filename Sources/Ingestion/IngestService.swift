@@ -28,7 +28,6 @@ private enum PreparedItem: Sendable {
     case rejected(IngestItemResult)
 }
 
-extension BindingChange: @unchecked Sendable {}
 
 /// The one path by which location records come in, for the CLI and HTTP alike:
 /// validate → assess → append in a batch, with domain rules and projections in the same transaction.

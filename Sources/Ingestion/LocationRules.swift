@@ -4,8 +4,8 @@ import Postgres
 import Projections
 
 /// A terminal's binding change in a batch, taken from its typed submission.
-struct BindingChange {
-    enum Kind { case bind, unbind }
+struct BindingChange: Sendable {
+    enum Kind: Sendable { case bind, unbind }
     let kind: Kind
     let terminalId: String
     let merchantId: String

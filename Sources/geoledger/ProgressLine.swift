@@ -1,16 +1,20 @@
 import Foundation
+import Synchronization
 
 /// A one-line progress display on stderr, redrawn at most five times a second: count, rate and, when the total
 /// is known, a bar and the time left. Updates may come from several threads.
-final class ProgressLine: @unchecked Sendable {  // its state is guarded by `lock`
-    private let lock = NSLock()
-    private var totalBytes: Int?
+final class ProgressLine: Sendable {
+    private struct State {
+        var totalBytes: Int?
+        var lastDrawn = Date.distantPast
+    }
+
+    private let state: Mutex<State>
     private let enabled: Bool
     private let started = Date()
-    private var lastDrawn = Date.distantPast
 
     init(totalBytes: Int?, enabled: Bool) {
-        self.totalBytes = totalBytes
+        state = Mutex(State(totalBytes: totalBytes))
         self.enabled = enabled
     }
 
@@ -18,11 +22,17 @@ final class ProgressLine: @unchecked Sendable {  // its state is guarded by `loc
 
     /// - Parameter totalBytes: the total, when it became known only now.
     func update(count: Int, bytes: Int, totalBytes: Int? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let totalBytes { self.totalBytes = totalBytes }
-        guard enabled, Date().timeIntervalSince(lastDrawn) >= 0.2 else { return }
-        lastDrawn = Date()
+        guard enabled else { return }
+        let line: String? = state.withLock { state in
+            if let totalBytes { state.totalBytes = totalBytes }
+            guard Date().timeIntervalSince(state.lastDrawn) >= 0.2 else { return nil }
+            state.lastDrawn = Date()
+            return render(count: count, bytes: bytes, totalBytes: state.totalBytes)
+        }
+        if let line { FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8)) }
+    }
+
+    private func render(count: Int, bytes: Int, totalBytes: Int?) -> String {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         var line = "\(count) events  \(Int(Double(count) / elapsed))/s"
         if let totalBytes, totalBytes > 0 {
@@ -32,7 +42,7 @@ final class ProgressLine: @unchecked Sendable {  // its state is guarded by `loc
             let left = fraction > 0 ? elapsed / fraction - elapsed : 0
             line += String(format: "  [%@] %3.0f%%  ETA %d:%02d", bar, fraction * 100, Int(left) / 60, Int(left) % 60)
         }
-        FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
+        return line
     }
 
     func finish() {
