@@ -56,7 +56,7 @@ public struct StreamIngestor {
                 while raw.count < batchSize, let item = reader.next() { raw.append(item) }
                 if raw.isEmpty { break }
                 let prepared = service.prepare(raw.map(\.parsed))
-                queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesRead))
+                queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }
             queue.finish()
         }

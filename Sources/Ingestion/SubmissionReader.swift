@@ -32,8 +32,11 @@ public struct SubmissionReader: Sendable {
     private var endOfInput = false
     private var line = 1
     public private(set) var format = Format.undecided
-    /// Bytes consumed so far, for progress.
-    public private(set) var bytesRead = 0
+    /// Bytes read from the input so far.
+    private var bytesRead = 0
+
+    /// Bytes of the input taken up by the items returned so far, for progress.
+    public var bytesConsumed: Int { bytesRead - (buffer.count - start) }
 
     /// - Parameter fileDescriptor: read with `read(2)` in 1 MiB chunks.
     public init(fileDescriptor: Int32) {
