@@ -77,7 +77,8 @@ public final class CopyWriter {
     /// Rows written so far.
     public private(set) var rowCount = 0
 
-    static let flushThreshold = 1 << 19
+    /// Small enough that the server is already storing rows while later ones are being formatted.
+    static let flushThreshold = 1 << 16
 
     init(connection: Connection, conn: OpaquePointer) {
         self.connection = connection
