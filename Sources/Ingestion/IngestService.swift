@@ -57,10 +57,13 @@ public struct IngestService: Sendable {
             case .failure(let failure):
                 return .rejected(IngestItemResult(eventId: value["eventId"]?.stringValue, status: .invalid, errors: failure.errors))
             case .success(let submission):
+                // Only the first item with an id can be appended (a later one is a duplicate or a conflict), so only
+                // its binding change and projection are kept.
+                let firstWithThisId = projected[submission.eventId] == nil
                 switch submission.body {
-                case .terminalBound(let terminalId, let merchantId, _):
+                case .terminalBound(let terminalId, let merchantId, _) where firstWithThisId:
                     bindingChanges[submission.eventId] = BindingChange(kind: .bind, terminalId: terminalId, merchantId: merchantId)
-                case .terminalUnbound(let terminalId, let merchantId, _):
+                case .terminalUnbound(let terminalId, let merchantId, _) where firstWithThisId:
                     bindingChanges[submission.eventId] = BindingChange(kind: .unbind, terminalId: terminalId, merchantId: merchantId)
                 default:
                     break
@@ -69,7 +72,7 @@ public struct IngestService: Sendable {
                 do {
                     let stored = try EventPayload.newEvent(
                         submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now)
-                    projected[submission.eventId] = stored.projected
+                    if firstWithThisId { projected[submission.eventId] = stored.projected }
                     return .event(stored.event)
                 } catch {
                     // The payload is built here; failing to read it back is a defect, reported per item.

@@ -49,6 +49,7 @@ public struct StreamIngestor {
         let service = self.service
         let batchSize = self.batchSize
         let input = reader
+        let producerDone = DispatchSemaphore(value: 0)
         let producer = Thread {
             var reader = input
             while !queue.isCancelled {
@@ -58,11 +59,17 @@ public struct StreamIngestor {
                 let prepared = service.prepare(raw.map(\.parsed))
                 queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }
-            queue.finish()
+            queue.finish(readError: reader.readError)
+            producerDone.signal()
         }
         producer.stackSize = 8 << 20
         producer.start()
-        defer { queue.cancel() }
+        defer {
+            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
+            // never ends is given a few seconds, then left to fail on the closed descriptor.
+            queue.cancel()
+            _ = producerDone.wait(timeout: .now() + 5)
+        }
 
         var totals = IngestTotals()
         while let batch = queue.take() {
@@ -73,7 +80,20 @@ public struct StreamIngestor {
             }
             progress(totals, batch.bytesRead)
         }
+        if let readError = queue.readError {
+            throw IngestInputError(reason: readError, totals: totals)
+        }
         return totals
+    }
+}
+
+/// The input could not be read to its end; what was read before was ingested.
+public struct IngestInputError: Error, CustomStringConvertible {
+    public let reason: String
+    public let totals: IngestTotals
+
+    public var description: String {
+        "reading the input failed after \(totals.items) items (\(totals.appended) appended): \(reason)"
     }
 }
 
@@ -89,6 +109,7 @@ private final class BatchQueue: Sendable {
         var batches: [ReadBatch] = []
         var finished = false
         var cancelled = false
+        var readError: String?
     }
 
     private let state = Mutex(State())
@@ -107,10 +128,15 @@ private final class BatchQueue: Sendable {
         items.signal()
     }
 
-    func finish() {
-        state.withLock { $0.finished = true }
+    func finish(readError: String?) {
+        state.withLock {
+            $0.finished = true
+            $0.readError = readError
+        }
         items.signal()
     }
+
+    var readError: String? { state.withLock { $0.readError } }
 
     /// The next batch, or nil when the reader has finished and everything was taken.
     func take() -> ReadBatch? {

@@ -30,6 +30,8 @@ public struct SubmissionReader: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
     private var endOfInput = false
+    /// Why reading stopped early, when it was not the end of the input (`errno` text).
+    public private(set) var readError: String?
     private var line = 1
     public private(set) var format = Format.undecided
     /// Bytes read from the input so far.
@@ -94,7 +96,12 @@ public struct SubmissionReader: Sendable {
         if first == UInt8(ascii: "]") {
             format = .arrayEnded
             start += 1
-            return nil
+            // Anything but white space after the array would otherwise be dropped without a word.
+            guard skipWhitespace() != nil else { return nil }
+            let trailing = RawItem(line: line, bytes: Data("content after the closing ] of the JSON array".utf8))
+            start = buffer.count
+            endOfInput = true
+            return trailing
         }
         let itemLine = line
         var depth = 0
@@ -167,7 +174,12 @@ public struct SubmissionReader: Sendable {
         let count: Int
         switch source {
         case .file(let descriptor):
-            count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            var read: Int
+            repeat {
+                read = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            } while read < 0 && errno == EINTR
+            if read < 0 { readError = String(cString: strerror(errno)) }
+            count = read
         case .memory(let data):
             count = min(chunkSize, data.count - memoryOffset)
             let from = data.startIndex + memoryOffset

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Going through `JSONSerialization` costs a bridge to `NSDictionary`/`NSNumber` and back for every value, which
 /// dominated the cost of ingesting a submission; this reads each byte once. Invalid UTF-8, lone surrogates,
-/// numbers no `Double` can hold and nesting deeper than ``maximumDepth`` are errors, never crashes.
+/// numbers no `Double` can hold, the NUL character (which PostgreSQL text cannot store) and nesting deeper than
+/// ``maximumDepth`` are errors, never crashes.
 struct JSONParser {
     static let maximumDepth = 512
 
@@ -182,6 +183,8 @@ struct JSONParser {
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
                 throw error("lone surrogate in a string")
+            } else if scalar == 0 {
+                throw error("\\u0000 in a string (PostgreSQL text cannot hold it)")
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
             scratch.append(contentsOf: UTF8.encode(unicode)!)

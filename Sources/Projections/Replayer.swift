@@ -24,8 +24,8 @@ public struct Replayer: Sendable {
 
     /// - Parameters:
     ///   - configuration: the database; the replay opens `workers` + 1 connections to it.
-    ///   - progress: called after each chunk with (events replayed, events in the log when it started). May be
-    ///     called from the worker threads, one call at a time.
+    ///   - progress: called after each chunk with (events replayed, events in the log when it started), from the
+    ///     worker threads, one call at a time.
     /// - Returns: the number of events replayed.
     @discardableResult
     public func replay(
@@ -40,6 +40,8 @@ public struct Replayer: Sendable {
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
         try projectInParallel(through: start, configuration: configuration, progress: progress)
+        // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
+        try rebuild.buildIndexes(on: coordinator)
         return try coordinator.transaction { transaction in
             try EventLog().lockAppends(on: transaction)
             let end = try EventLog().headPosition(on: transaction)
@@ -59,29 +61,36 @@ public struct Replayer: Sendable {
         let done = Mutex<Int64>(0)
         let failures = Mutex<[any Error]>([])
         let chunkSize = self.chunkSize
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            do {
-                let connection = try Connection.connect(configuration)
-                defer { connection.close() }
-                let projector = Projector(schema: RebuildSchema.name)
-                while failures.withLock({ $0.isEmpty }) {
-                    let first = next.withLock { position -> Int64 in
-                        defer { position += chunkSize }
-                        return position + 1
+        let finished = DispatchGroup()
+        for _ in 0..<workers {
+            finished.enter()
+            let worker = Thread {
+                defer { finished.leave() }
+                do {
+                    let connection = try Connection.connect(configuration)
+                    defer { connection.close() }
+                    let projector = Projector(schema: RebuildSchema.name)
+                    while failures.withLock({ $0.isEmpty }) {
+                        let first = next.withLock { position -> Int64 in
+                            defer { position += chunkSize }
+                            return position + 1
+                        }
+                        guard first <= head else { break }
+                        let range = first...min(first + chunkSize - 1, head)
+                        try Self.retryingDeadlocks { try connection.transaction { try projector.project(range, on: $0) } }
+                        done.withLock { count in
+                            count += Int64(range.count)
+                            progress(count, head)
+                        }
                     }
-                    guard first <= head else { break }
-                    let range = first...min(first + chunkSize - 1, head)
-                    try Self.retryingDeadlocks { try connection.transaction { try projector.project(range, on: $0) } }
-                    let total = done.withLock { count -> Int64 in
-                        count += Int64(range.count)
-                        return count
-                    }
-                    progress(total, head)
+                } catch {
+                    failures.withLock { $0.append(error) }
                 }
-            } catch {
-                failures.withLock { $0.append(error) }
             }
+            worker.stackSize = 8 << 20
+            worker.start()
         }
+        finished.wait()
         if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
@@ -151,15 +160,44 @@ private struct RebuildSchema {
         return RebuildSchema(indexDefinitions: indexes)
     }
 
-    /// Builds the secondary indexes and swaps the rebuilt schema in.
-    func swapIn(on connection: Connection) throws {
+    func buildIndexes(on connection: Connection) throws {
         for definition in indexDefinitions {
             try connection.execute(definition)
         }
+    }
+
+    /// Gives the rebuilt schema and tables the privileges the live ones have, then swaps the rebuilt schema in.
+    func swapIn(on connection: Connection) throws {
+        try copyPrivileges(on: connection)
         try connection.execute("""
             ALTER SCHEMA projections RENAME TO projections_replaced;
             ALTER SCHEMA \(Self.name) RENAME TO projections;
             DROP SCHEMA projections_replaced CASCADE;
             """)
+    }
+
+    /// Grants on the live schema and its tables, re-issued on the rebuilt ones (the owner's own rights come with
+    /// ownership; `PUBLIC` is grantee 0).
+    private func copyPrivileges(on connection: Connection) throws {
+        let grants = try connection.query(
+            """
+            SELECT NULL::text, a.privilege_type, a.grantee, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+            FROM pg_namespace n CROSS JOIN LATERAL aclexplode(n.nspacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee
+            WHERE n.nspname = 'projections' AND a.grantee <> n.nspowner
+            UNION ALL
+            SELECT c.relname, a.privilege_type, a.grantee, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            CROSS JOIN LATERAL aclexplode(c.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee
+            WHERE n.nspname = 'projections' AND c.relkind = 'r' AND a.grantee <> c.relowner
+            """)
+        for grant in grants {
+            let table = try grant.decode(0, as: String?.self)
+            let target = table.map { "TABLE \(Self.name).\(quoteIdentifier($0))" } ?? "SCHEMA \(Self.name)"
+            try connection.execute("GRANT \(try grant.decode(1, as: String.self)) ON \(target) TO \(try grant.decode(3, as: String.self))")
+        }
+    }
+
+    private func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

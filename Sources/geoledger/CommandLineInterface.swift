@@ -5,9 +5,13 @@ struct CommandLineInterface {
     let commands: [Command]
 
     func main(_ words: [String]) -> Int32 {
-        if words.isEmpty || ["--help", "-h", "help"].contains(words[0]) {
+        if words.isEmpty {
+            printError(overview)
+            return ExitCode.usage
+        }
+        if ["--help", "-h", "help"].contains(words[0]) {
             print(overview)
-            return words.isEmpty ? ExitCode.usage : ExitCode.ok
+            return ExitCode.ok
         }
         let matches = commands.filter { words.starts(with: $0.words) }
         guard let command = matches.max(by: { $0.words.count < $1.words.count }) else {

@@ -43,18 +43,25 @@ enum IngestCommand {
         guard descriptor >= 0 else { throw CommandError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var info = stat()
-        let size = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+            throw CommandError("\(path) is a directory, not a file of submissions")
+        }
+        let size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
 
         let rejects = try rejectsPath.map { try RejectsFile(path: $0) }
+        // Reject lines of committed batches must reach the file even when a later batch fails.
+        defer { try? rejects?.close() }
         let connection = try Settings.fromEnvironment().connect()
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
             SubmissionReader(fileDescriptor: descriptor), on: connection,
             rejected: { raw, result in rejects?.write(raw, result) },
-            progress: { totals, bytes in progress.update(count: totals.items, bytes: bytes) })
+            progress: { totals, bytes in
+                rejects?.flush()
+                progress.update(count: totals.items, bytes: bytes)
+            })
         progress.finish()
-        try rejects?.close()
         print("appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.items) items in \(progress.elapsedText))")
         if !totals.allStored, let rejectsPath {
             print("items not stored are in \(rejectsPath)")
@@ -67,6 +74,7 @@ enum IngestCommand {
 private final class RejectsFile {
     private let handle: FileHandle
     private var buffer = Data()
+    private var closed = false
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -87,12 +95,15 @@ private final class RejectsFile {
         if buffer.count > 1 << 20 { flush() }
     }
 
-    private func flush() {
+    func flush() {
+        guard !buffer.isEmpty else { return }
         handle.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
     func close() throws {
+        guard !closed else { return }
+        closed = true
         flush()
         try handle.close()
     }

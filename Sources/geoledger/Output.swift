@@ -1,11 +1,16 @@
 import Foundation
+import Postgres
 
 /// Renders command results as JSON or as a two-column table of flattened fields.
 enum Output {
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // Microseconds, as stored: two fixes within one second must not look alike.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.postgresText)
+        }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 

@@ -19,11 +19,12 @@ struct HelpAndUsageTests {
         #expect(outcome.stdout.contains("DATABASE_URL"))
     }
 
-    @Test("no command: the overview and exit 64")
+    @Test("no command: the overview on stderr and exit 64")
     func noCommand() throws {
         let outcome = try GeoledgerProcess.run([])
         #expect(outcome.status == 64)
-        #expect(outcome.stdout.contains("Usage: geoledger COMMAND"))
+        #expect(outcome.stderr.contains("Usage: geoledger COMMAND"))
+        #expect(outcome.stdout.isEmpty)
     }
 
     @Test("every command's --help explains it and exits 0", arguments: commands)

@@ -112,17 +112,17 @@ struct CommandLineTests {
         expectMembers(shown, ["merchantId": "M0001", "visits": 1])
         expectMembers(try #require(shown["addressPosition"]), [
             "eventId": .string(address.uuidString.lowercased()), "accuracy": "precise", "horizontalAccuracy": 35,
-            "provider": "amap", "region": "mainland", "capturedAt": "2026-11-29T02:00:00Z", "position": 1,
+            "provider": "amap", "region": "mainland", "capturedAt": "2026-11-29T02:00:00.000000Z", "position": 1,
         ])
         #expect(close(shown[path: "addressPosition.lat"]?.numberValue, shanghai.lat, within: 1e-12))
         #expect(close(shown[path: "addressPosition.lon"]?.numberValue, shanghai.lon, within: 1e-12))
         expectMembers(try #require(shown["latestFix"]), [
             "eventId": .string(latest.uuidString.lowercased()), "accuracy": "approximate", "horizontalAccuracy": 900,
-            "capturedAt": "2026-11-29T03:00:00Z", "position": 2,
+            "capturedAt": "2026-11-29T03:00:00.000000Z", "position": 2,
         ])
         let terminals = try #require(shown["terminals"]?.arrayValue)
         #expect(terminals.count == 1)
-        expectMembers(terminals[0], ["terminalId": "T0001", "boundSince": "2026-11-29T02:05:00Z"])
+        expectMembers(terminals[0], ["terminalId": "T0001", "boundSince": "2026-11-29T02:05:00.000000Z"])
         // The terminal's fix is the merchant's own point: no drift.
         #expect(close(terminals[0]["driftMetres"]?.numberValue, 0, within: 1e-6))
     }

@@ -98,7 +98,7 @@ struct JSONParserTests {
 
     @Test("malformed input is an error", arguments: [
         "", " ", "01", "1.", ".5", "-", "+1", "1e", "tru", "nul", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}",
-        "[1 2]", "\"abc", "\"\\x\"", "\"\\u12\"", "\"a\u{01}b\"", "{} {}", "\"\\udc00\"", "\"\\ud800\\u0041\"",
+        "[1 2]", "\"abc", "\"\\x\"", "\"\\u12\"", "\"a\u{01}b\"", "{} {}", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"a\\u0000b\"",
     ])
     func malformed(text: String) {
         #expect(throws: JSONValueError.self) { try parse(text) }
