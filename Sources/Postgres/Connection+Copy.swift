@@ -6,6 +6,7 @@ extension Connection {
     /// Rows are buffered and sent in large chunks. When `write` throws, the COPY is aborted
     /// (nothing is stored) and the error rethrown.
     /// - Returns: the number of rows the server stored.
+    @discardableResult
     public func copyFrom(_ copySQL: String, _ write: (CopyWriter) throws -> Void) throws -> Int {
         let conn = try handle()
         guard let start = PQexec(conn, copySQL) else {
