@@ -22,7 +22,18 @@ public struct MerchantState: Sendable, Equatable, Encodable {
     /// The latest fix of any quality.
     public var latestFix: FixSummary
     public var terminals: [BoundTerminal]
+    /// Visits whose current record (the newest by capture time) names this merchant.
     public var visits: Int
+    /// The ten most recent of them, newest first.
+    public var recentVisits: [Visit]
+
+    public struct Visit: Sendable, Equatable, Encodable {
+        public var visitId: String
+        public var visitorId: String
+        public var capturedAt: Date
+        /// Distance in metres from the merchant's address position; nil while it has none.
+        public var distanceMetres: Double?
+    }
 
     public struct BoundTerminal: Sendable, Equatable, Encodable {
         public var terminalId: String
@@ -77,8 +88,7 @@ public struct CurrentState: Sendable {
         let address = "'MerchantAddressFixed'"
         guard let row = try connection.query(
             """
-            SELECT latest.*, precise.*,
-                   (SELECT count(DISTINCT visit_id) FROM projections.visits v WHERE v.merchant_id = $1)
+            SELECT latest.*, precise.*
             FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address))) latest
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) precise ON true
             """, [merchantId]
@@ -94,9 +104,29 @@ public struct CurrentState: Sendable {
         ).map { row in
             MerchantState.BoundTerminal(terminalId: try row.decode(0), boundSince: try row.decode(1), driftMetres: try row.decode(2))
         }
+        let visits = try connection.query(
+            """
+            WITH current AS (
+                SELECT DISTINCT ON (v.visit_id) v.visit_id, v.merchant_id, v.visitor_id, v.captured_at, v.position
+                FROM projections.visits v
+                WHERE v.visit_id IN (SELECT visit_id FROM projections.visits WHERE merchant_id = $1)
+                ORDER BY v.visit_id, v.captured_at DESC, v.event_id DESC
+            )
+            SELECT c.visit_id, c.visitor_id, c.captured_at, geo_distance_m(f.lat, f.lon, address.lat, address.lon),
+                   count(*) OVER ()
+            FROM current c JOIN projections.fixes f ON f.position = c.position
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) address ON true
+            WHERE c.merchant_id = $1
+            ORDER BY c.captured_at DESC, c.visit_id LIMIT 10
+            """, [merchantId])
+        let recentVisits = try visits.map { row in
+            MerchantState.Visit(
+                visitId: try row.decode(0), visitorId: try row.decode(1), capturedAt: try row.decode(2),
+                distanceMetres: try row.decode(3))
+        }
         return MerchantState(
             merchantId: merchantId, addressPosition: try Self.fixSummary(row, from: 9), latestFix: latest,
-            terminals: terminals, visits: try row.decode(18))
+            terminals: terminals, visits: try visits.first?.decode(4, as: Int.self) ?? 0, recentVisits: recentVisits)
     }
 
     public func terminal(_ terminalId: String, on connection: Connection) throws -> TerminalState? {

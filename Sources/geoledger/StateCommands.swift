@@ -7,12 +7,13 @@ enum StateCommands {
     static let all = [showMerchant, showTerminal]
 
     static let showMerchant = Command(
-        words: ["show", "merchant"], summary: "a merchant's address position, latest fix and bound terminals",
+        words: ["show", "merchant"], summary: "a merchant's address position, latest fix, bound terminals and visits",
         help: """
             Usage: geoledger show merchant ID [--format table|json]
 
             The merchant's address position (its latest precise fix by capture time), its latest fix of any
-            quality, the terminals bound to it with their drift in metres, and its number of visits.
+            quality, the terminals bound to it with their drift in metres, and its visits (how many, and the ten
+            most recent with their distance in metres from the address position).
             Positions are WGS-84. Exit status 1 when the merchant has no fix.
 
             Example:
