@@ -1,5 +1,6 @@
 import DatabaseTestSupport
 import Foundation
+import Geo
 import Ingestion
 import LocationEvents
 import Postgres
@@ -98,5 +99,31 @@ struct EdgeCaseTests {
             [role]).first
         #expect(try rights?.decode(0, as: Bool.self) == true)
         #expect(try rights?.decode(1, as: Bool.self) == true)
+    }
+
+    @Test("a merchant's visits: counted by their current record, listed with the distance from the address position")
+    func visitsOfAMerchant() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.ingest([
+            Client.merchantAddressFixed(merchant: "M1", fix: Client.fix(lat: 31.2304, lon: 121.4737)),
+            Client.merchantAddressFixed(merchant: "M2", fix: Client.fix(lat: 31.3000, lon: 121.5000)),
+            Client.visitRecorded(visit: "V1", merchant: "M1", fix: Client.fix(lat: 31.2314, lon: 121.4737, capturedAt: "2026-11-29T11:00:00+08:00")),
+            Client.visitRecorded(visit: "V2", merchant: "M1", fix: Client.fix(lat: 31.2304, lon: 121.4737, capturedAt: "2026-11-29T12:00:00+08:00")),
+        ])
+        let m1 = try #require(try CurrentState().merchant("M1", on: db.connection))
+        #expect(m1.visits == 2)
+        #expect(m1.recentVisits.map(\.visitId) == ["V2", "V1"])
+        let address = try #require(m1.addressPosition)
+        let v1 = try db.connection.query("SELECT lat, lon FROM projections.fixes WHERE entity_kind = 'visit' AND entity_id = 'V1'").first
+        let expected = Coordinate(latitude: try #require(try v1?.decode(0, as: Double.self)), longitude: try #require(try v1?.decode(1, as: Double.self)))
+            .distance(to: Coordinate(latitude: address.lat, longitude: address.lon))
+        #expect(abs((m1.recentVisits[1].distanceMetres ?? -1) - expected) < 0.01)
+        #expect(abs(expected - 111) < 5, "0.001 degree of latitude is about 111 m")
+
+        // V1 re-recorded later for M2: its current record no longer names M1.
+        try db.ingest([Client.visitRecorded(visit: "V1", merchant: "M2", fix: Client.fix(capturedAt: "2026-11-29T13:00:00+08:00"))])
+        #expect(try CurrentState().merchant("M1", on: db.connection)?.visits == 1)
+        #expect(try CurrentState().merchant("M2", on: db.connection)?.recentVisits.map(\.visitId) == ["V1"])
     }
 }
