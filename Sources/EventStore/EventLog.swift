@@ -24,9 +24,6 @@ public struct EventLog: Sendable {
         guard !events.isEmpty else { return [] }
         return try connection.transaction { transaction in
             try lockAppends(on: transaction)
-            // Every statement of an append is short: compiling it with LLVM costs more than it saves (it slowed
-            // a million-event ingest by 80%).
-            try transaction.execute("SET LOCAL jit = off")
             var plan = AppendPlan(
                 events: events,
                 stored: try storedEvents(ids: events.map(\.eventId), on: transaction),

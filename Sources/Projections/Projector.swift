@@ -84,13 +84,15 @@ public struct Projector: Sendable {
     /// merchant, to re-locate it, does not restart it).
     private var updateBindings: String {
         """
-        WITH touched AS (
-            SELECT unnest($1::text[]) AS stream
-        ), changes AS (
-            SELECT e.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
+        WITH changes AS (
+            -- LATERAL: one index probe per terminal stream, whatever the planner thinks of the table's size.
+            SELECT t.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
                    coalesce(e.metadata ->> 'capturedAt', e.metadata ->> 'receivedAt')::timestamptz AS at
-            FROM touched t JOIN events e ON e.stream = t.stream
-            WHERE e.type IN ('TerminalBound', 'TerminalUnbound')   -- served by events_terminal_bindings
+            FROM unnest($1::text[]) AS t (stream)
+            CROSS JOIN LATERAL (
+                SELECT version, type, data, metadata FROM events
+                WHERE events.stream = t.stream AND events.type IN ('TerminalBound', 'TerminalUnbound')
+            ) e
         ), last_change AS (
             SELECT DISTINCT ON (stream) * FROM changes ORDER BY stream, version DESC
         ), last_unbind AS (

@@ -69,7 +69,6 @@ public struct Replayer: Sendable {
                 do {
                     let connection = try Connection.connect(configuration)
                     defer { connection.close() }
-                    try connection.execute("SET jit = off")  // short statements, as in an append
                     let projector = Projector(schema: RebuildSchema.name)
                     while failures.withLock({ $0.isEmpty }) {
                         let first = next.withLock { position -> Int64 in
