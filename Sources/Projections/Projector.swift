@@ -85,13 +85,15 @@ public struct Projector: Sendable {
     private var updateBindings: String {
         """
         WITH changes AS (
-            -- LATERAL: one index probe per terminal stream, whatever the planner thinks of the table's size.
+            -- One index probe per terminal stream: OFFSET 0 keeps the planner from turning this into a hash join
+            -- over every bind and unbind of the log, which it does while the table has no statistics yet.
             SELECT t.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
                    coalesce(e.metadata ->> 'capturedAt', e.metadata ->> 'receivedAt')::timestamptz AS at
             FROM unnest($1::text[]) AS t (stream)
             CROSS JOIN LATERAL (
                 SELECT version, type, data, metadata FROM events
                 WHERE events.stream = t.stream AND events.type IN ('TerminalBound', 'TerminalUnbound')
+                OFFSET 0
             ) e
         ), last_change AS (
             SELECT DISTINCT ON (stream) * FROM changes ORDER BY stream, version DESC
