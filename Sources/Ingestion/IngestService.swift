@@ -9,6 +9,15 @@ import Projections
 public enum IngestItem: Sendable {
     case json(JSONValue)
     case malformed(reason: String)
+
+    /// The item the bytes make: parsed JSON, or why they are not JSON.
+    public init(parsing bytes: Data) {
+        do {
+            self = .json(try JSONValue(parsing: bytes))
+        } catch {
+            self = .malformed(reason: "\(error)")
+        }
+    }
 }
 
 /// Items validated, assessed and turned into events, ready to append. Building it needs no database, so it can
@@ -46,12 +55,13 @@ public struct IngestService: Sendable {
         var bindingChanges: [UUID: BindingChange] = [:]
         var projected: [UUID: ProjectedEvent] = [:]
         let prepared = items.map { item -> PreparedItem in
-            guard case .json(let value) = item else {
-                if case .malformed(let reason) = item {
-                    return .rejected(IngestItemResult(
-                        status: .invalid, errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(reason)")]))
-                }
-                return .rejected(IngestItemResult(status: .invalid))
+            let value: JSONValue
+            switch item {
+            case .json(let parsed):
+                value = parsed
+            case .malformed(let reason):
+                return .rejected(IngestItemResult(
+                    status: .invalid, errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(reason)")]))
             }
             switch validator.validate(value, now: now) {
             case .failure(let failure):

@@ -9,13 +9,7 @@ public struct SubmissionReader: Sendable {
         public let line: Int
         public let bytes: Data
 
-        public var parsed: IngestItem {
-            do {
-                return .json(try JSONValue(parsing: bytes))
-            } catch {
-                return .malformed(reason: "\(error)")
-            }
-        }
+        public var parsed: IngestItem { IngestItem(parsing: bytes) }
     }
 
     public enum Format: Sendable { case undecided, lines, array, arrayEnded }

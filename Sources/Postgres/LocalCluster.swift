@@ -92,12 +92,8 @@ public struct LocalCluster: Sendable {
         let connection = try Connection.connect(configuration.withDatabase("postgres"))
         let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]).count > 0
         if !exists {
-            try connection.execute("CREATE DATABASE \(Self.quoteIdentifier(database))")
+            try connection.execute("CREATE DATABASE \(quotedIdentifier(database))")
         }
-    }
-
-    static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     private func chownToPostgres(_ urls: [URL]) throws {

@@ -192,12 +192,8 @@ private struct RebuildSchema {
             """)
         for grant in grants {
             let table = try grant.decode(0, as: String?.self)
-            let target = table.map { "TABLE \(Self.name).\(quoteIdentifier($0))" } ?? "SCHEMA \(Self.name)"
+            let target = table.map { "TABLE \(Self.name).\(quotedIdentifier($0))" } ?? "SCHEMA \(Self.name)"
             try connection.execute("GRANT \(try grant.decode(1, as: String.self)) ON \(target) TO \(try grant.decode(3, as: String.self))")
         }
-    }
-
-    private func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -1,3 +1,4 @@
+import DatabaseTestSupport
 import Foundation
 import LocationEvents
 import Testing
@@ -5,35 +6,8 @@ import Testing
 /// The built `geoledger` binary, run as operators run it, against the test database.
 @Suite("geoledger ingest and show", .serialized)
 struct CommandLineTests {
-    struct Outcome {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    /// `GEOLEDGER_BIN` (set by `make test`), else the debug build of this package.
-    static var binary: String {
-        if let path = ProcessInfo.processInfo.environment["GEOLEDGER_BIN"], !path.isEmpty { return path }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/geoledger").path
-    }
-
-    func geoledger(_ arguments: [String], _ db: IngestionDatabase) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = db.url
-        process.environment = environment
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    func geoledger(_ arguments: [String], _ db: IngestionDatabase) throws -> GeoledgerProcess.Outcome {
+        try GeoledgerProcess.run(arguments, environment: ["DATABASE_URL": db.url])
     }
 
     func temporaryFile(_ text: String) throws -> String {

@@ -66,7 +66,7 @@ struct IngestionDatabase {
     }
 
     static func item(_ text: String) -> IngestItem {
-        SubmissionReader.RawItem.parse(Data(text.utf8))
+        IngestItem(parsing: Data(text.utf8))
     }
 
     /// The rows of a projection table matching `condition`, each as a JSON object (`to_jsonb`): timestamps read
@@ -143,25 +143,7 @@ struct IngestionDatabase {
     }
 
     /// A connection string naming this database, for the command-line tool.
-    var url: String {
-        let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
-        if var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true {
-            components.path = "/" + database.name
-            return components.string ?? server
-        }
-        return server + " dbname=" + database.name
-    }
-}
-
-extension SubmissionReader.RawItem {
-    /// What the reader makes of an item's bytes.
-    static func parse(_ bytes: Data) -> IngestItem {
-        do {
-            return .json(try JSONValue(parsing: bytes))
-        } catch {
-            return .malformed(reason: "\(error)")
-        }
-    }
+    var url: String { database.url }
 }
 
 struct Unexpected: Error, CustomStringConvertible {
