@@ -2,7 +2,6 @@
 SWIFT      ?= swift
 BIN        := .build/debug/geoledger
 RELEASE    := .build/release
-TEST_DIR   := .build/test-cluster
 TEST_PORT  ?= 55439
 
 .PHONY: run test bench build release deps db-start db-stop db-status migrate clean fmt
@@ -26,18 +25,19 @@ run: build
 	echo "" && echo "DATABASE_URL=$$DATABASE_URL" && \
 	echo "Try: $(BIN) ingest FILE, $(BIN) show merchant ID, $(BIN) --help"
 
-# A throwaway cluster for the test run, stopped and removed even when tests fail.
+# A throwaway cluster for the test run, stopped and removed even when tests fail. It lives in a fresh folder
+# under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in).
 test: deps
 	$(SWIFT) build --build-tests
-	@rm -rf $(TEST_DIR); \
-	url=$$($(BIN) db start --dir $(TEST_DIR) --port $(TEST_PORT) --throwaway) || exit 1; \
-	trap '$(BIN) db stop --dir $(TEST_DIR) --port $(TEST_PORT) >/dev/null; rm -rf $(TEST_DIR)' EXIT; \
+	@dir=$$(mktemp -d /tmp/geoledger-test.XXXXXX) || exit 1; \
+	trap '$(BIN) db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
+	url=$$($(BIN) db start --dir $$dir --port $(TEST_PORT) --throwaway) || exit 1; \
 	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" $(SWIFT) test --skip-build
 
 bench: release
-	@rm -rf $(TEST_DIR)-bench; \
-	url=$$($(RELEASE)/geoledger db start --dir $(TEST_DIR)-bench --port $$(($(TEST_PORT)+1)) --throwaway) || exit 1; \
-	trap '$(RELEASE)/geoledger db stop --dir $(TEST_DIR)-bench --port $$(($(TEST_PORT)+1)) >/dev/null; rm -rf $(TEST_DIR)-bench' EXIT; \
+	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \
+	trap '$(RELEASE)/geoledger db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
+	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway) || exit 1; \
 	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all
 
 db-start: build
