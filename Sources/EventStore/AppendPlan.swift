@@ -98,6 +98,6 @@ struct AppendPlan {
     static func reused(_ id: UUID) -> AppendConflict {
         AppendConflict(
             code: "event_id_reused",
-            message: "event id \(id.uuidString.lowercased()) is already used by an event with other content")
+            message: "event id \(id.lowercasedText) is already used by an event with other content")
     }
 }

@@ -20,7 +20,7 @@ public enum EventHash {
         func append(_ string: String) { bytes.append(contentsOf: string.utf8) }
         append("{\"data\":")
         bytes.append(contentsOf: data)
-        append(",\"eventId\":\(jsonString(eventId.uuidString.lowercased())),\"metadata\":")
+        append(",\"eventId\":\(jsonString(eventId.lowercasedText)),\"metadata\":")
         bytes.append(contentsOf: metadata)
         append(",\"position\":\(position),\"recordedAt\":\(recordedAt.microseconds)")
         append(",\"stream\":\(jsonString(stream)),\"type\":\(jsonString(type)),\"version\":\(version)}")

@@ -137,12 +137,21 @@ public struct EventLog: Sendable {
         try connection.copyFrom(
             "COPY events (position, event_id, stream, version, type, data, metadata, recorded_at, hash) FROM STDIN"
         ) { writer in
+            // A batch shares one recording time: format it once.
+            var recordedAt = (date: Date.distantPast, text: "")
             for event in events {
-                try writer.row([
-                    String(event.position), event.eventId.uuidString, event.stream, String(event.version), event.type,
-                    String(decoding: event.data, as: UTF8.self), String(decoding: event.metadata, as: UTF8.self),
-                    event.recordedAt.postgresText, event.hash.postgresText,
-                ])
+                if event.recordedAt != recordedAt.date { recordedAt = (event.recordedAt, event.recordedAt.postgresText) }
+                try writer.row { row in
+                    row.integer(event.position)
+                    try row.text(event.eventId.lowercasedText)
+                    try row.text(event.stream)
+                    row.integer(event.version)
+                    try row.text(event.type)
+                    try row.bytes(event.data)
+                    try row.bytes(event.metadata)
+                    try row.text(recordedAt.text)
+                    row.bytea(event.hash)
+                }
             }
         }
     }

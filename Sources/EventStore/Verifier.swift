@@ -10,7 +10,7 @@ public struct BrokenLink: Sendable, Equatable, CustomStringConvertible {
     public var reason: String
 
     public var description: String {
-        "event \(eventId.uuidString.lowercased()) at position \(position) (stream \(stream), version \(version)): \(reason)"
+        "event \(eventId.lowercasedText) at position \(position) (stream \(stream), version \(version)): \(reason)"
     }
 }
 

@@ -26,7 +26,7 @@ enum EventPayload {
 
     /// The event to append, and what the projections will read of it (placed at its position once appended).
     static func newEvent(
-        _ submission: Submission, raw: [String: JSONValue], assessment: FixAssessment?, receivedAt: Date
+        _ submission: Submission, raw: JSONObject, assessment: FixAssessment?, receivedAt: Date
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
@@ -42,7 +42,7 @@ enum EventPayload {
     }
 
     static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {
-        var members: [String: JSONValue] = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt.postgresText)]
+        var members: JSONObject = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt.postgresText)]
         members["app"] = submission.actor.app.map(JSONValue.string)
         if let fix = submission.body.fix, let assessment {
             members["capturedAt"] = .string(fix.capturedAt.date.postgresText)
@@ -69,7 +69,7 @@ enum EventPayload {
         func point(_ coordinate: Coordinate) -> JSONValue {
             .object(["lat": .number(coordinate.latitude), "lon": .number(coordinate.longitude)])
         }
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "wgs84": point(assessment.wgs84), "gcj02": point(assessment.gcj02),
             "datum": .string(assessment.datum.rawValue), "datumInferred": .bool(assessment.datumInferred),
             "region": .string(assessment.region.rawValue), "nearBoundary": .bool(assessment.nearBoundary),

@@ -24,7 +24,7 @@ public struct IngestItemResult: Sendable, Equatable {
 
     /// The JSON object of the batch answer.
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["status": .string(status.rawValue)]
+        var members: JSONObject = ["status": .string(status.rawValue)]
         members["eventId"] = eventId.map(JSONValue.string)
         members["stream"] = stream.map(JSONValue.string)
         members["version"] = version.map { .number(Double($0)) }
@@ -52,7 +52,7 @@ public struct IngestReport: Sendable, Equatable {
     /// `{"results": [...], "appended": n, "duplicate": n, "conflict": n, "invalid": n}` (and `not_appended`
     /// when an atomic batch failed).
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["results": .array(results.map(\.json))]
+        var members: JSONObject = ["results": .array(results.map(\.json))]
         for status in [IngestStatus.appended, .duplicate, .conflict, .invalid] {
             members[status.rawValue] = .number(Double(count(status)))
         }

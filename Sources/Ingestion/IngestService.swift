@@ -87,7 +87,7 @@ public struct IngestService: Sendable {
                 } catch {
                     // The payload is built here; failing to read it back is a defect, reported per item.
                     return .rejected(IngestItemResult(
-                        eventId: submission.eventId.uuidString.lowercased(), status: .invalid,
+                        eventId: submission.eventId.lowercasedText, status: .invalid,
                         errors: [FieldError(field: "", code: .invalidValue, message: "\(error)")]))
                 }
             }
@@ -127,7 +127,7 @@ public struct IngestService: Sendable {
     }
 
     private static func result(for event: NewEvent, _ answer: AppendResult) -> IngestItemResult {
-        let id = event.eventId.uuidString.lowercased()
+        let id = event.eventId.lowercasedText
         switch answer {
         case .appended(let stream, let version, let position):
             return IngestItemResult(eventId: id, status: .appended, stream: stream, version: version, position: position)

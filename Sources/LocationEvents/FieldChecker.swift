@@ -13,12 +13,12 @@ struct FieldChecker {
     }
 
     /// The member, treating JSON null as absent.
-    static func member(_ object: [String: JSONValue], _ key: String) -> JSONValue? {
+    static func member(_ object: JSONObject, _ key: String) -> JSONValue? {
         guard let value = object[key], value != .null else { return nil }
         return value
     }
 
-    mutating func string(_ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
+    mutating func string(_ object: JSONObject, _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
         let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
             if required { fail(field, .required, "\(key) is required") }
@@ -35,7 +35,7 @@ struct FieldChecker {
         return string
     }
 
-    mutating func id(_ object: [String: JSONValue], _ key: String, at prefix: String) -> String? {
+    mutating func id(_ object: JSONObject, _ key: String, at prefix: String) -> String? {
         guard let string = string(object, key, at: prefix, required: true) else { return nil }
         guard Self.isValidId(string) else {
             fail(Self.path(prefix, key), .invalidId, "\(key) must be 1–64 characters of A–Z, a–z, 0–9, _ . : -")
@@ -59,7 +59,7 @@ struct FieldChecker {
     }
 
     mutating func enumeration<E: RawRepresentable & CaseIterable>(
-        _ type: E.Type, _ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool
+        _ type: E.Type, _ object: JSONObject, _ key: String, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
         guard let string = string(object, key, at: prefix, required: required) else { return nil }
         guard let value = E(rawValue: string) else {
@@ -72,7 +72,7 @@ struct FieldChecker {
 
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
     /// other strings and types `not_a_number`.
-    mutating func finiteNumber(_ object: [String: JSONValue], _ key: String, at prefix: String, what: String) -> Double? {
+    mutating func finiteNumber(_ object: JSONObject, _ key: String, at prefix: String, what: String) -> Double? {
         let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
             fail(field, .required, "\(what) is required")
@@ -91,7 +91,7 @@ struct FieldChecker {
         return nil
     }
 
-    mutating func bool(_ object: [String: JSONValue], _ key: String, at prefix: String) -> Bool? {
+    mutating func bool(_ object: JSONObject, _ key: String, at prefix: String) -> Bool? {
         guard let value = Self.member(object, key) else { return nil }
         guard case .bool(let bool) = value else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.typeName)")
@@ -101,7 +101,7 @@ struct FieldChecker {
     }
 
     /// An integer that fits in `Int`.
-    mutating func integer(_ object: [String: JSONValue], _ key: String, at prefix: String, required: Bool) -> Int? {
+    mutating func integer(_ object: JSONObject, _ key: String, at prefix: String, required: Bool) -> Int? {
         let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
             if required { fail(field, .required, "\(key) is required") }
@@ -117,7 +117,7 @@ struct FieldChecker {
     }
 
     /// An optional object; absent and null give nil without error.
-    mutating func object(_ object: [String: JSONValue], _ key: String, at prefix: String) -> [String: JSONValue]? {
+    mutating func object(_ object: JSONObject, _ key: String, at prefix: String) -> JSONObject? {
         guard let value = Self.member(object, key) else { return nil }
         guard case .object(let members) = value else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.typeName)")
@@ -127,7 +127,7 @@ struct FieldChecker {
     }
 
     mutating func timestamp(
-        _ object: [String: JSONValue], _ key: String, at prefix: String, now: Date, limits: ValidationLimits
+        _ object: JSONObject, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
         guard let text = string(object, key, at: prefix, required: true) else { return nil }
         let field = Self.path(prefix, key)

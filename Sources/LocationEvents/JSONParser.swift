@@ -75,11 +75,11 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members: [(String, JSONValue)] = []
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -89,11 +89,11 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            members.append((key, try parseValue()))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case UInt8(ascii: "}"): index += 1; return .object(JSONObject(members: members))
             default: throw error("expected ',' or '}'")
             }
         }

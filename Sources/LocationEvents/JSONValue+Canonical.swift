@@ -38,8 +38,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }  // UTF-8 order is code point order
-            for (index, member) in sorted.enumerated() {
+            for (index, member) in members.enumerated() {  // already in UTF-8 order, which is code point order
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))

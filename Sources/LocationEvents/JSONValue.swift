@@ -3,14 +3,14 @@ import Foundation
 /// A parsed JSON document that keeps the JSON types, so validation can say which field had the wrong one.
 ///
 /// Numbers are held as `Double`, as JSON does not distinguish integers; integers beyond 2^53 lose precision.
-/// Duplicate object keys keep the last value.
+/// Duplicate object keys keep the last value; objects keep their members sorted by name (``JSONObject``).
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// Parses JSON text (any value, not only objects or arrays).
     /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent.
@@ -40,7 +40,7 @@ public enum JSONValueError: Error, Sendable, Equatable, CustomStringConvertible 
 
 extension JSONValue {
     /// The members of an object, or nil.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: JSONObject? {
         if case .object(let members) = self { return members }
         return nil
     }

@@ -3,7 +3,7 @@ import Geo
 
 extension SubmissionValidator {
     /// The `fix` member of a submission.
-    func fix(_ submission: [String: JSONValue], now: Date, _ checker: inout FieldChecker) -> Fix? {
+    func fix(_ submission: JSONObject, now: Date, _ checker: inout FieldChecker) -> Fix? {
         guard let value = FieldChecker.member(submission, "fix") else {
             checker.fail("fix", .required, "fix is required")
             return nil
@@ -32,7 +32,7 @@ extension SubmissionValidator {
             provider: provider, capturedAt: capturedAt, address: address, claimedInRegion: claimedInRegion)
     }
 
-    private func coordinate(_ object: [String: JSONValue], _ key: String, what: String, limit: Double, _ checker: inout FieldChecker) -> Double? {
+    private func coordinate(_ object: JSONObject, _ key: String, what: String, limit: Double, _ checker: inout FieldChecker) -> Double? {
         guard let value = checker.finiteNumber(object, key, at: "fix", what: what) else { return nil }
         guard (-limit...limit).contains(value) else {
             checker.fail("fix.\(key)", .outOfRange, "\(what) must be within -\(Int(limit))..\(Int(limit))")
@@ -41,7 +41,7 @@ extension SubmissionValidator {
         return value
     }
 
-    private func horizontalAccuracy(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> Double? {
+    private func horizontalAccuracy(_ object: JSONObject, _ checker: inout FieldChecker) -> Double? {
         guard let value = checker.finiteNumber(object, "horizontalAccuracy", at: "fix", what: "horizontalAccuracy") else { return nil }
         if value < 0 {
             checker.fail("fix.horizontalAccuracy", .negativeAccuracy, "a negative horizontalAccuracy means the device had no valid coordinate")
@@ -55,7 +55,7 @@ extension SubmissionValidator {
         return nil
     }
 
-    private func address(_ fix: [String: JSONValue], _ checker: inout FieldChecker) -> Address? {
+    private func address(_ fix: JSONObject, _ checker: inout FieldChecker) -> Address? {
         guard let object = checker.object(fix, "address", at: "fix") else { return nil }
         func field(_ key: String) -> String? {
             checker.string(object, key, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)

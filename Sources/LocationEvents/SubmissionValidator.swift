@@ -41,7 +41,7 @@ public struct SubmissionValidator: Sendable {
         return validate(value, now: now)
     }
 
-    private func eventId(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> UUID? {
+    private func eventId(_ object: JSONObject, _ checker: inout FieldChecker) -> UUID? {
         guard let text = checker.string(object, "eventId", at: "", required: true) else { return nil }
         guard let uuid = UUID(uuidString: text) else {
             checker.fail("eventId", .invalidUUID, "eventId must be a UUID such as 0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40")
@@ -50,7 +50,7 @@ public struct SubmissionValidator: Sendable {
         return uuid
     }
 
-    private func type(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> EventType? {
+    private func type(_ object: JSONObject, _ checker: inout FieldChecker) -> EventType? {
         guard let name = checker.string(object, "type", at: "", required: true) else { return nil }
         guard let type = EventType(rawValue: name) else {
             let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
@@ -60,7 +60,7 @@ public struct SubmissionValidator: Sendable {
         return type
     }
 
-    private func expectedVersion(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> ExpectedVersion? {
+    private func expectedVersion(_ object: JSONObject, _ checker: inout FieldChecker) -> ExpectedVersion? {
         guard let value = FieldChecker.member(object, "expectedVersion") else { return nil }
         switch value {
         case .string("any"):
@@ -82,7 +82,7 @@ public struct SubmissionValidator: Sendable {
         return nil
     }
 
-    private func actor(_ object: [String: JSONValue], _ checker: inout FieldChecker) -> Actor? {
+    private func actor(_ object: JSONObject, _ checker: inout FieldChecker) -> Actor? {
         guard let members = checker.object(object, "actor", at: "") else { return nil }
         func field(_ key: String) -> String? {
             checker.string(members, key, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
@@ -90,7 +90,7 @@ public struct SubmissionValidator: Sendable {
         return Actor(userId: field("userId"), app: field("app"), appVersion: field("appVersion"), deviceId: field("deviceId"), os: field("os"))
     }
 
-    private func body(_ type: EventType, _ object: [String: JSONValue], now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {
+    private func body(_ type: EventType, _ object: JSONObject, now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {
         let fix = { (checker: inout FieldChecker) in self.fix(object, now: now, &checker) }
         switch type {
         case .merchantAddressFixed:
@@ -129,7 +129,7 @@ public struct SubmissionValidator: Sendable {
         }
     }
 
-    private func locationFailure(_ object: [String: JSONValue], now: Date, _ checker: inout FieldChecker) -> LocationFailure? {
+    private func locationFailure(_ object: JSONObject, now: Date, _ checker: inout FieldChecker) -> LocationFailure? {
         let kinds = EntityKind.allCases.filter { FieldChecker.member(object, $0.idField) != nil }
         var entity: EntityRef?
         switch kinds.count {

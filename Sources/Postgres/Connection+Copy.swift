@@ -90,48 +90,33 @@ public final class CopyWriter {
     /// Appends one row; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
     /// in the values are escaped.
     public func row(_ fields: [String?]) throws {
-        guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
-        try Self.append(fields, to: &buffer)
-        rowCount += 1
-        if buffer.count >= Self.flushThreshold { try flush() }
-    }
-
-    /// Escapes into `buffer`, copying runs of ordinary bytes whole.
-    private static func append(_ fields: [String?], to buffer: inout [UInt8]) throws {
-        for (index, field) in fields.enumerated() {
-            if index > 0 { buffer.append(0x09) }
-            guard var field else {
-                buffer.append(0x5C)
-                buffer.append(UInt8(ascii: "N"))
-                continue
-            }
-            try field.withUTF8 { bytes in
-                var runStart = 0
-                for position in 0..<bytes.count {
-                    let escape: UInt8
-                    switch bytes[position] {
-                    case 0x5C: escape = 0x5C
-                    case 0x09: escape = UInt8(ascii: "t")
-                    case 0x0A: escape = UInt8(ascii: "n")
-                    case 0x0D: escape = UInt8(ascii: "r")
-                    case 0x00:
-                        throw PostgresError(.encoding, "COPY field \(index + 1) contains a NUL character, which PostgreSQL text cannot hold")
-                    default: continue
-                    }
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-                    buffer.append(0x5C)
-                    buffer.append(escape)
-                    runStart = position + 1
-                }
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-            }
+        try row { row in
+            for field in fields { try row.text(field) }
         }
-        buffer.append(0x0A)
     }
 
     /// Appends one row of values in their PostgreSQL text form; `nil` is SQL NULL.
     public func row(encoding values: [(any PostgresEncodable)?]) throws {
         try row(Connection.parameterTexts(values))
+    }
+
+    /// Appends one row built field by field, without first making a string of every value.
+    public func row(_ build: (inout CopyRow) throws -> Void) throws {
+        guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
+        let rowStart = buffer.count
+        var row = CopyRow(buffer: buffer)
+        buffer = []
+        do {
+            try build(&row)
+        } catch {
+            buffer = row.buffer
+            buffer.removeSubrange(rowStart...)
+            throw error
+        }
+        buffer = row.buffer
+        buffer.append(0x0A)
+        rowCount += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
     }
 
     func flush() throws {
@@ -146,5 +131,94 @@ public final class CopyWriter {
             throw PostgresError(.copy, "could not send COPY data: \(message)")
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// One row of a COPY in text format, written in place into the writer's buffer.
+public struct CopyRow {
+    fileprivate var buffer: [UInt8]
+    fileprivate var fields = 0
+
+    fileprivate init(buffer: [UInt8]) {
+        self.buffer = buffer
+    }
+
+    private mutating func separate() {
+        if fields > 0 { buffer.append(0x09) }
+        fields += 1
+    }
+
+    /// A text value, escaped; nil is SQL NULL.
+    public mutating func text(_ value: String?) throws {
+        guard var value else { return null() }
+        try value.withUTF8 { try bytes($0) }
+    }
+
+    /// UTF-8 text given as bytes, escaped.
+    public mutating func bytes(_ value: some Collection<UInt8>) throws {
+        separate()
+        let field = fields
+        let done: Void? = try value.withContiguousStorageIfAvailable { try Self.escape($0, field: field, into: &buffer) }
+        if done == nil {
+            try Array(value).withUnsafeBufferPointer { try Self.escape($0, field: field, into: &buffer) }
+        }
+    }
+
+    /// An integer.
+    public mutating func integer(_ value: Int64) {
+        separate()
+        buffer.append(contentsOf: String(value).utf8)
+    }
+
+    /// A float8 in the shortest form that reads back the same.
+    public mutating func double(_ value: Double) {
+        separate()
+        buffer.append(contentsOf: value.postgresText.utf8)
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        buffer.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+    }
+
+    /// A bytea in hex form.
+    public mutating func bytea(_ value: [UInt8]) {
+        separate()
+        let digits: StaticString = "0123456789abcdef"
+        buffer.append(0x5C)
+        buffer.append(0x5C)
+        buffer.append(UInt8(ascii: "x"))
+        for byte in value {
+            buffer.append(digits.utf8Start[Int(byte >> 4)])
+            buffer.append(digits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+
+    public mutating func null() {
+        separate()
+        buffer.append(0x5C)
+        buffer.append(UInt8(ascii: "N"))
+    }
+
+    /// Copies runs of ordinary bytes whole and escapes backslash, tab, newline and carriage return.
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, field: Int, into buffer: inout [UInt8]) throws {
+        var runStart = 0
+        for position in 0..<bytes.count {
+            let escape: UInt8
+            switch bytes[position] {
+            case 0x5C: escape = 0x5C
+            case 0x09: escape = UInt8(ascii: "t")
+            case 0x0A: escape = UInt8(ascii: "n")
+            case 0x0D: escape = UInt8(ascii: "r")
+            case 0x00:
+                throw PostgresError(.encoding, "COPY field \(field) contains a NUL character, which PostgreSQL text cannot hold")
+            default: continue
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+            buffer.append(0x5C)
+            buffer.append(escape)
+            runStart = position + 1
+        }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 }

@@ -90,7 +90,7 @@ extension String: PostgresDecodable {
 
 extension UUID: PostgresDecodable {
     public init(postgresText: String) throws {
-        guard let uuid = UUID(uuidString: postgresText) else { throw DecodingFailure(reason: "not a UUID") }
+        guard let uuid = UUID(text: postgresText) else { throw DecodingFailure(reason: "not a UUID") }
         self = uuid
     }
 }

@@ -69,7 +69,7 @@ extension Bool: PostgresEncodable {
 }
 
 extension UUID: PostgresEncodable {
-    public var postgresText: String { uuidString }
+    public var postgresText: String { lowercasedText }
 }
 
 extension Date: PostgresEncodable {

@@ -78,7 +78,7 @@ public struct CurrentState: Sendable {
     static func fixSummary(_ row: Row, from column: Int) throws -> FixSummary? {
         guard let position = try row.decode(column, as: Int64?.self) else { return nil }
         return FixSummary(
-            position: position, eventId: try row.decode(column + 1, as: UUID.self).uuidString.lowercased(),
+            position: position, eventId: try row.decode(column + 1, as: UUID.self).lowercasedText,
             capturedAt: try row.decode(column + 2), lat: try row.decode(column + 3), lon: try row.decode(column + 4),
             accuracy: try row.decode(column + 5), horizontalAccuracy: try row.decode(column + 6),
             provider: try row.decode(column + 7), region: try row.decode(column + 8))

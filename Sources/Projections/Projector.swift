@@ -25,35 +25,61 @@ public struct Projector: Sendable {
     }
 
     public func project(_ events: [ProjectedEvent], on connection: Connection) throws {
-        try copy(events.filter { $0.fix != nil }, into: "fixes", on: connection) { event, fix in
-            [String(event.position), event.eventId.uuidString, event.type, event.entityKind, event.entityId,
-             event.capturedAt, "\(fix.lat)", "\(fix.lon)", "\(fix.horizontalAccuracy)", fix.authorization,
-             fix.accuracy, fix.provider, fix.region, fix.nearBoundary ? "t" : "f", fix.claimMismatch ? "t" : "f",
-             fix.adcode, event.app]
-        } value: { $0.fix }
-        try copy(events.filter { $0.failure != nil }, into: "failures", on: connection) { event, failure in
-            [String(event.position), event.eventId.uuidString, event.entityKind, event.entityId, failure.provider,
-             failure.errorCode, failure.category, event.capturedAt, event.app]
-        } value: { $0.failure }
-        try copy(events.filter { $0.visit != nil }, into: "visits", on: connection) { event, visit in
-            [String(event.position), event.eventId.uuidString, event.entityId, visit.merchantId, visit.visitorId,
-             visit.note, event.capturedAt]
-        } value: { $0.visit }
+        try copy(events, into: "fixes", on: connection, part: \.fix) { event, fix, row in
+            row.integer(event.position)
+            try row.text(event.eventId.lowercasedText)
+            try row.text(event.type)
+            try row.text(event.entityKind)
+            try row.text(event.entityId)
+            try row.text(event.capturedAt)
+            row.double(fix.lat)
+            row.double(fix.lon)
+            row.double(fix.horizontalAccuracy)
+            try row.text(fix.authorization)
+            try row.text(fix.accuracy)
+            try row.text(fix.provider)
+            try row.text(fix.region)
+            row.bool(fix.nearBoundary)
+            row.bool(fix.claimMismatch)
+            try row.text(fix.adcode)
+            try row.text(event.app)
+        }
+        try copy(events, into: "failures", on: connection, part: \.failure) { event, failure, row in
+            row.integer(event.position)
+            try row.text(event.eventId.lowercasedText)
+            try row.text(event.entityKind)
+            try row.text(event.entityId)
+            try row.text(failure.provider)
+            try row.text(failure.errorCode)
+            try row.text(failure.category)
+            try row.text(event.capturedAt)
+            try row.text(event.app)
+        }
+        try copy(events, into: "visits", on: connection, part: \.visit) { event, visit, row in
+            row.integer(event.position)
+            try row.text(event.eventId.lowercasedText)
+            try row.text(event.entityId)
+            try row.text(visit.merchantId)
+            try row.text(visit.visitorId)
+            try row.text(visit.note)
+            try row.text(event.capturedAt)
+        }
         let bindings = Set(events.filter { $0.type == "TerminalBound" || $0.type == "TerminalUnbound" }.map(\.stream))
         if !bindings.isEmpty {
             try connection.query(updateBindings, [bindings.sorted()])
         }
     }
 
+    /// COPYs a row for each event that has the `part` the table keeps; no COPY when none has.
     private func copy<Part>(
         _ events: [ProjectedEvent], into table: String, on connection: Connection,
-        row: (ProjectedEvent, Part) -> [String?], value: (ProjectedEvent) -> Part?
+        part: (ProjectedEvent) -> Part?, row: (ProjectedEvent, Part, inout CopyRow) throws -> Void
     ) throws {
-        guard !events.isEmpty else { return }
+        let rows = events.compactMap { event in part(event).map { (event, $0) } }
+        guard !rows.isEmpty else { return }
         try connection.copyFrom("COPY \(schema).\(table) FROM STDIN") { writer in
-            for event in events {
-                guard let part = value(event) else { continue }
-                try writer.row(row(event, part))
+            for (event, part) in rows {
+                try writer.row { try row(event, part, &$0) }
             }
         }
     }

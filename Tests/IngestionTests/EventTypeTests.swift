@@ -32,7 +32,7 @@ struct EventTypeTests {
         expectAppended(report.results[0], id, stream: "merchant-M0001", version: 0, position: 1)
 
         let fix = try db.row("fixes", where: "event_id = $1", [id])
-        let expected: [String: JSONValue] = [
+        let expected: JSONObject = [
             "position": 1, "event_id": .string(id.uuidString.lowercased()), "event_type": "MerchantAddressFixed",
             "entity_kind": "merchant", "entity_id": "M0001", "captured_at": "2026-11-29T02:00:00+00:00",
             "horizontal_accuracy": 35, "accuracy_authorization": "full", "accuracy": "precise", "provider": "amap",
@@ -306,7 +306,7 @@ func expectAppended(
 }
 
 /// Each member of `expected` is in `object` with that value (JSON null for a column that is NULL).
-func expectMembers(_ object: JSONValue, _ expected: [String: JSONValue], sourceLocation: SourceLocation = #_sourceLocation) {
+func expectMembers(_ object: JSONValue, _ expected: JSONObject, sourceLocation: SourceLocation = #_sourceLocation) {
     for (key, value) in expected.sorted(by: { $0.key < $1.key }) {
         #expect(object[key] == value, "\(key)", sourceLocation: sourceLocation)
     }

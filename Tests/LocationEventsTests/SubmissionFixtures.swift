@@ -26,7 +26,7 @@ enum SubmissionFixtures {
     static let eventId = "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40"
 
     static func submission(_ type: EventType) -> JSONValue {
-        var members: [String: JSONValue] = ["eventId": .string(eventId), "type": .string(type.rawValue), "actor": actor]
+        var members: JSONObject = ["eventId": .string(eventId), "type": .string(type.rawValue), "actor": actor]
         switch type {
         case .merchantAddressFixed:
             members["merchantId"] = .string("M0001")

@@ -163,7 +163,7 @@ extension JSONValue {
     func removingMembers(named name: String) -> JSONValue {
         switch self {
         case .object(let members):
-            .object(members.filter { $0.key != name }.mapValues { $0.removingMembers(named: name) })
+            .object(JSONObject(members: members.filter { $0.key != name }.map { ($0.key, $0.value.removingMembers(named: name)) }))
         case .array(let elements):
             .array(elements.map { $0.removingMembers(named: name) })
         default:

@@ -1,0 +1,129 @@
+import Foundation
+
+/// The members of a JSON object, kept sorted by name in UTF-8 byte order (which is Unicode code point order).
+///
+/// Submissions hold a dozen members or so: a sorted array finds one by binary search without hashing every name,
+/// and is already in the order canonical JSON writes. A name given twice keeps its last value, as JSON parsers
+/// commonly do.
+public struct JSONObject: Sendable, Hashable {
+    public private(set) var keys: [String] = []
+    public private(set) var values: [JSONValue] = []
+
+    public init() {}
+
+    /// Members in any order; of a name given more than once, the last value is kept.
+    public init<S: Sequence>(members: S) where S.Element == (String, JSONValue) {
+        let given = Array(members)
+        var isSorted = true
+        for index in given.indices.dropFirst() where !Self.precedes(given[index - 1].0, given[index].0) {
+            isSorted = false
+            break
+        }
+        if isSorted {
+            keys = given.map(\.0)
+            values = given.map(\.1)
+            return
+        }
+        // Sort by name, then by position, so that the last of equal names comes last in its run.
+        let order = given.indices.sorted { left, right in
+            let (a, b) = (given[left].0, given[right].0)
+            if a == b { return left < right }
+            return Self.precedes(a, b)
+        }
+        keys.reserveCapacity(given.count)
+        values.reserveCapacity(given.count)
+        for (rank, index) in order.enumerated() {
+            let isLastOfName = rank + 1 == order.count || given[order[rank + 1]].0 != given[index].0
+            if isLastOfName {
+                keys.append(given[index].0)
+                values.append(given[index].1)
+            }
+        }
+    }
+
+    public init(_ dictionary: [String: JSONValue]) {
+        self.init(members: dictionary.map { ($0.key, $0.value) })
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The value of a member; setting nil removes it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            let (index, found) = position(of: key)
+            return found ? values[index] : nil
+        }
+        set {
+            let (index, found) = position(of: key)
+            switch (found, newValue) {
+            case (true, let value?):
+                values[index] = value
+            case (true, nil):
+                keys.remove(at: index)
+                values.remove(at: index)
+            case (false, let value?):
+                keys.insert(key, at: index)
+                values.insert(value, at: index)
+            case (false, nil):
+                break
+            }
+        }
+    }
+
+    /// Removes a member; returns its value, or nil when there was none.
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> JSONValue? {
+        let value = self[key]
+        self[key] = nil
+        return value
+    }
+
+    /// Where `key` is, or where it would go to keep the names sorted.
+    private func position(of key: String) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] == key { return (middle, true) }
+            if Self.precedes(keys[middle], key) { low = middle + 1 } else { high = middle }
+        }
+        return (low, false)
+    }
+
+    /// UTF-8 byte order.
+    static func precedes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let common = Swift.min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
+    }
+}
+
+extension JSONObject: Sequence {
+    public typealias Element = (key: String, value: JSONValue)
+
+    public struct Iterator: IteratorProtocol {
+        fileprivate let object: JSONObject
+        fileprivate var index = 0
+
+        public mutating func next() -> Element? {
+            guard index < object.keys.count else { return nil }
+            defer { index += 1 }
+            return (object.keys[index], object.values[index])
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(object: self) }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(members: elements)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import LocationEvents
+
+@Suite struct JSONObjectTests {
+    @Test func membersAreKeptInCodePointOrderWhateverOrderTheyCameIn() {
+        let object = JSONObject(members: [("z", .null), ("上", .null), ("a", .null), ("Z", .null), ("aa", .null), ("é", .null)])
+        #expect(object.keys == ["Z", "a", "aa", "z", "é", "上"])
+        #expect(object == JSONObject(members: object.keys.reversed().map { ($0, JSONValue.null) }))
+    }
+
+    @Test func theLastOfARepeatedNameWinsWhereverItSits() {
+        let object = JSONObject(members: [("b", .number(1)), ("a", .number(1)), ("b", .number(2)), ("a", .number(2)), ("b", .number(3))])
+        #expect(object.keys == ["a", "b"])
+        #expect(object["a"] == .number(2) && object["b"] == .number(3))
+        #expect(JSONObject(members: [("a", .number(1)), ("a", .number(2))])["a"] == .number(2))
+    }
+
+    @Test func settingInsertsReplacesAndRemoves() {
+        var object: JSONObject = ["m": .number(1)]
+        object["a"] = .string("x")
+        object["z"] = .bool(true)
+        object["m"] = .number(2)
+        #expect(object.keys == ["a", "m", "z"] && object["m"] == .number(2))
+        #expect(object.removeValue(forKey: "a") == .string("x"))
+        object["z"] = nil
+        object["absent"] = nil
+        #expect(object.keys == ["m"] && object.count == 1 && object["a"] == nil)
+    }
+
+    @Test func lookupFindsEveryMemberOfALargeObject() {
+        let names = (0..<1000).map { "k\($0 * 7919 % 1000)" }
+        let object = JSONObject(members: names.map { ($0, JSONValue.string($0)) })
+        #expect(object.count == 1000)
+        #expect(names.allSatisfy { object[$0] == .string($0) })
+        #expect(object["k1000"] == nil && object[""] == nil)
+    }
+
+    @Test func iterationFollowsTheNames() {
+        let object: JSONObject = ["b": .number(2), "a": .number(1)]
+        #expect(object.map(\.key) == ["a", "b"] && object.map(\.value) == [.number(1), .number(2)])
+    }
+}
