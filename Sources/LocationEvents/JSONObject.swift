@@ -14,14 +14,10 @@ public struct JSONObject: Sendable, Hashable {
     /// Members in any order; of a name given more than once, the last value is kept.
     public init<S: Sequence>(members: S) where S.Element == (String, JSONValue) {
         let given = Array(members)
-        var isSorted = true
-        for index in given.indices.dropFirst() where !Self.precedes(given[index - 1].0, given[index].0) {
-            isSorted = false
-            break
-        }
-        if isSorted {
-            keys = given.map(\.0)
-            values = given.map(\.1)
+        keys.reserveCapacity(given.count)
+        values.reserveCapacity(given.count)
+        if given.count <= Self.insertionLimit {
+            for (key, value) in given { insert(key, value) }
             return
         }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
@@ -30,14 +26,27 @@ public struct JSONObject: Sendable, Hashable {
             if a == b { return left < right }
             return Self.precedes(a, b)
         }
-        keys.reserveCapacity(given.count)
-        values.reserveCapacity(given.count)
         for (rank, index) in order.enumerated() {
             let isLastOfName = rank + 1 == order.count || given[order[rank + 1]].0 != given[index].0
             if isLastOfName {
                 keys.append(given[index].0)
                 values.append(given[index].1)
             }
+        }
+    }
+
+    /// Up to this many members, sorting by insertion beats a general sort (and members mostly come in order).
+    private static let insertionLimit = 32
+
+    /// Inserts in order, searching from the end; a name already present takes the new value.
+    private mutating func insert(_ key: String, _ value: JSONValue) {
+        var index = keys.count
+        while index > 0, Self.precedes(key, keys[index - 1]) { index -= 1 }
+        if index > 0, keys[index - 1] == key {
+            values[index - 1] = value
+        } else {
+            keys.insert(key, at: index)
+            values.insert(value, at: index)
         }
     }
 

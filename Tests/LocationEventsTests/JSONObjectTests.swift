@@ -14,6 +14,10 @@ import Testing
         #expect(object.keys == ["a", "b"])
         #expect(object["a"] == .number(2) && object["b"] == .number(3))
         #expect(JSONObject(members: [("a", .number(1)), ("a", .number(2))])["a"] == .number(2))
+        // Large objects are sorted another way: the same rule holds.
+        let many = (0..<300).map { ("k\($0 % 100)", JSONValue.number(Double($0))) }
+        let large = JSONObject(members: many)
+        #expect(large.count == 100 && large["k7"] == .number(207) && large["k99"] == .number(299))
     }
 
     @Test func settingInsertsReplacesAndRemoves() {
