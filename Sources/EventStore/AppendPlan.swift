@@ -10,6 +10,8 @@ struct AppendPlan {
     private let recordedAt: Timestamp
     private(set) var results: [AppendResult] = []
     private(set) var recorded: [RecordedEvent] = []
+    /// What was rendered ahead of each recorded event, in the same order.
+    private(set) var rendered: [RenderedEvent] = []
 
     init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], nextPosition: Int64, recordedAt: Timestamp) {
         self.events = events
@@ -67,11 +69,10 @@ struct AppendPlan {
         let position = nextPosition
         nextPosition += 1
         let hash = EventHash.chain(
-            previous: head?.hash ?? EventHash.genesis,
-            canonical: EventHash.canonicalBytes(
-                position: position, eventId: event.eventId, stream: event.stream, version: version,
-                type: event.type, recordedAt: recordedAt, data: event.data, metadata: event.metadata))
+            previous: head?.hash ?? EventHash.genesis, event.rendered, position: position, recordedAt: recordedAt,
+            version: version)
         heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
+        rendered.append(event.rendered)
         recorded.append(RecordedEvent(
             position: position, eventId: event.eventId, stream: event.stream, version: version, type: event.type,
             data: event.data, metadata: event.metadata, recordedAt: recordedAt.date, hash: hash))

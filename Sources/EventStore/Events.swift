@@ -14,14 +14,18 @@ public enum ExpectedVersion: Sendable, Hashable {
 /// An event to append. `data` and `metadata` are canonical JSON: the exact bytes are stored and hashed.
 public struct NewEvent: Sendable, Equatable {
     /// Chosen by the client; the idempotency key.
-    public var eventId: UUID
-    public var stream: String
-    public var type: String
+    public let eventId: UUID
+    public let stream: String
+    public let type: String
     /// What the client submitted. Two events with one id are the same event when stream, type and data are equal.
-    public var data: Data
+    public let data: Data
     /// What the server added. Not part of the idempotency comparison: a resend computes it anew.
-    public var metadata: Data
-    public var expectedVersion: ExpectedVersion
+    public let metadata: Data
+    public let expectedVersion: ExpectedVersion
+    /// What can be written of the event before the append gives it a position: its COPY columns and the parts of
+    /// its canonical bytes. Rendered where the event is made, so that the append, which holds the lock, only
+    /// fills in position, version and hash.
+    let rendered: RenderedEvent
 
     public init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion = .any) {
         self.eventId = eventId
@@ -30,6 +34,28 @@ public struct NewEvent: Sendable, Equatable {
         self.data = data
         self.metadata = metadata
         self.expectedVersion = expectedVersion
+        rendered = RenderedEvent(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata)
+    }
+}
+
+/// The parts of an event's stored row and canonical bytes that do not depend on where it is appended.
+struct RenderedEvent: Sendable, Equatable {
+    /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`).
+    let copyColumns: CopyRow
+    /// The canonical bytes before the position, and from the stream to the version (see ``EventHash``).
+    let canonicalHead: [UInt8]
+    let canonicalTail: [UInt8]
+
+    init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
+        var columns = CopyRow()
+        columns.text(eventId.lowercasedText)
+        columns.text(stream)
+        columns.text(type)
+        columns.bytes(data)
+        columns.bytes(metadata)
+        copyColumns = columns
+        canonicalHead = EventHash.canonicalHead(eventId: eventId, data: data, metadata: metadata)
+        canonicalTail = EventHash.canonicalTail(stream: stream, type: type)
     }
 }
 

@@ -91,7 +91,7 @@ public final class CopyWriter {
     /// in the values are escaped.
     public func row(_ fields: [String?]) throws {
         try row { row in
-            for field in fields { try row.text(field) }
+            for field in fields { row.text(field) }
         }
     }
 
@@ -108,6 +108,7 @@ public final class CopyWriter {
         buffer = []
         do {
             try build(&row)
+            if let problem = row.problem { throw PostgresError(.encoding, problem) }
         } catch {
             buffer = row.buffer
             buffer.removeSubrange(rowStart...)
@@ -134,10 +135,18 @@ public final class CopyWriter {
     }
 }
 
-/// One row of a COPY in text format, written in place into the writer's buffer.
-public struct CopyRow {
+/// Fields of a COPY row in text format: written in place into the writer's buffer inside `CopyWriter.row`,
+/// or rendered ahead (``init()``) and added to a row later with ``append(_:)``.
+public struct CopyRow: Sendable, Equatable {
     fileprivate var buffer: [UInt8]
     fileprivate var fields = 0
+    /// Why the fields cannot be sent (a NUL character, which PostgreSQL text cannot hold); the writer throws it.
+    public private(set) var problem: String?
+
+    /// Fields to render ahead of their row.
+    public init() {
+        buffer = []
+    }
 
     fileprivate init(buffer: [UInt8]) {
         self.buffer = buffer
@@ -148,19 +157,26 @@ public struct CopyRow {
         fields += 1
     }
 
+    /// Fields rendered ahead, in their order.
+    public mutating func append(_ other: CopyRow) {
+        guard other.fields > 0 else { return }
+        if fields > 0 { buffer.append(0x09) }
+        buffer.append(contentsOf: other.buffer)
+        fields += other.fields
+        if problem == nil, let otherProblem = other.problem { problem = otherProblem }
+    }
+
     /// A text value, escaped; nil is SQL NULL.
-    public mutating func text(_ value: String?) throws {
+    public mutating func text(_ value: String?) {
         guard var value else { return null() }
-        try value.withUTF8 { try bytes($0) }
+        value.withUTF8 { bytes($0) }
     }
 
     /// UTF-8 text given as bytes, escaped.
-    public mutating func bytes(_ value: some Collection<UInt8>) throws {
+    public mutating func bytes(_ value: some Collection<UInt8>) {
         separate()
-        let field = fields
-        let done: Void? = try value.withContiguousStorageIfAvailable { try Self.escape($0, field: field, into: &buffer) }
-        if done == nil {
-            try Array(value).withUnsafeBufferPointer { try Self.escape($0, field: field, into: &buffer) }
+        if value.withContiguousStorageIfAvailable({ escape($0) }) == nil {
+            Array(value).withUnsafeBufferPointer { escape($0) }
         }
     }
 
@@ -201,7 +217,7 @@ public struct CopyRow {
     }
 
     /// Copies runs of ordinary bytes whole and escapes backslash, tab, newline and carriage return.
-    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, field: Int, into buffer: inout [UInt8]) throws {
+    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         for position in 0..<bytes.count {
             let escape: UInt8
@@ -211,7 +227,10 @@ public struct CopyRow {
             case 0x0A: escape = UInt8(ascii: "n")
             case 0x0D: escape = UInt8(ascii: "r")
             case 0x00:
-                throw PostgresError(.encoding, "COPY field \(field) contains a NUL character, which PostgreSQL text cannot hold")
+                if problem == nil {
+                    problem = "COPY field \(fields) contains a NUL character, which PostgreSQL text cannot hold"
+                }
+                continue
             default: continue
             }
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))

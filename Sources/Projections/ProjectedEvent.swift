@@ -1,5 +1,6 @@
 import Foundation
 import LocationEvents
+import Postgres
 
 /// What the projections take from one stored location event: its metadata (what the server read and computed,
 /// schema 1 of the ingest payload) and, for a visit, three fields of its data. Ingest builds it from the JSON
@@ -18,6 +19,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     let fix: Fix?
     let failure: Failure?
     let visit: Visit?
+    /// The event's rows in the history tables, rendered where the event is read (off the append's critical path).
+    private(set) var rows = Projector.Rows()
 
     struct Fix: Sendable, Equatable {
         let lat, lon, horizontalAccuracy: Double
@@ -96,6 +99,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         } else {
             visit = nil
         }
+        rows = Projector.rows(of: self)
     }
 }
 

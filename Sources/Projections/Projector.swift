@@ -25,63 +25,91 @@ public struct Projector: Sendable {
     }
 
     public func project(_ events: [ProjectedEvent], on connection: Connection) throws {
-        try copy(events, into: "fixes", on: connection, part: \.fix) { event, fix, row in
-            row.integer(event.position)
-            try row.text(event.eventId.lowercasedText)
-            try row.text(event.type)
-            try row.text(event.entityKind)
-            try row.text(event.entityId)
-            try row.text(event.capturedAt)
-            row.double(fix.lat)
-            row.double(fix.lon)
-            row.double(fix.horizontalAccuracy)
-            try row.text(fix.authorization)
-            try row.text(fix.accuracy)
-            try row.text(fix.provider)
-            try row.text(fix.region)
-            row.bool(fix.nearBoundary)
-            row.bool(fix.claimMismatch)
-            try row.text(fix.adcode)
-            try row.text(event.app)
-        }
-        try copy(events, into: "failures", on: connection, part: \.failure) { event, failure, row in
-            row.integer(event.position)
-            try row.text(event.eventId.lowercasedText)
-            try row.text(event.entityKind)
-            try row.text(event.entityId)
-            try row.text(failure.provider)
-            try row.text(failure.errorCode)
-            try row.text(failure.category)
-            try row.text(event.capturedAt)
-            try row.text(event.app)
-        }
-        try copy(events, into: "visits", on: connection, part: \.visit) { event, visit, row in
-            row.integer(event.position)
-            try row.text(event.eventId.lowercasedText)
-            try row.text(event.entityId)
-            try row.text(visit.merchantId)
-            try row.text(visit.visitorId)
-            try row.text(visit.note)
-            try row.text(event.capturedAt)
-        }
+        try copy(events, into: "fixes", columns: Self.fixColumns, row: \.rows.fix, on: connection)
+        try copy(events, into: "failures", columns: Self.failureColumns, row: \.rows.failure, on: connection)
+        try copy(events, into: "visits", columns: Self.visitColumns, row: \.rows.visit, on: connection)
         let bindings = Set(events.filter { $0.type == "TerminalBound" || $0.type == "TerminalUnbound" }.map(\.stream))
         if !bindings.isEmpty {
             try connection.query(updateBindings, [bindings.sorted()])
         }
     }
 
-    /// COPYs a row for each event that has the `part` the table keeps; no COPY when none has.
-    private func copy<Part>(
-        _ events: [ProjectedEvent], into table: String, on connection: Connection,
-        part: (ProjectedEvent) -> Part?, row: (ProjectedEvent, Part, inout CopyRow) throws -> Void
+    /// COPYs the rows the events have for a table, each followed by the event's position.
+    private func copy(
+        _ events: [ProjectedEvent], into table: String, columns: String, row: (ProjectedEvent) -> CopyRow?,
+        on connection: Connection
     ) throws {
-        let rows = events.compactMap { event in part(event).map { (event, $0) } }
+        let rows = events.compactMap { event in row(event).map { (event.position, $0) } }
         guard !rows.isEmpty else { return }
-        try connection.copyFrom("COPY \(schema).\(table) FROM STDIN") { writer in
-            for (event, part) in rows {
-                try writer.row { try row(event, part, &$0) }
+        try connection.copyFrom("COPY \(schema).\(table) (\(columns), position) FROM STDIN") { writer in
+            for (position, columns) in rows {
+                try writer.row { row in
+                    row.append(columns)
+                    row.integer(position)
+                }
             }
         }
+    }
+
+    /// An event's rows in the history tables, all columns but the position.
+    struct Rows: Sendable, Equatable {
+        var fix: CopyRow?
+        var failure: CopyRow?
+        var visit: CopyRow?
+    }
+
+    static let fixColumns = """
+        event_id, event_type, entity_kind, entity_id, captured_at, lat, lon, horizontal_accuracy, \
+        accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app
+        """
+    static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app"
+    static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at"
+
+    static func rows(of event: ProjectedEvent) -> Rows {
+        var rows = Rows()
+        if let fix = event.fix {
+            var row = CopyRow()
+            row.text(event.eventId.lowercasedText)
+            row.text(event.type)
+            row.text(event.entityKind)
+            row.text(event.entityId)
+            row.text(event.capturedAt)
+            row.double(fix.lat)
+            row.double(fix.lon)
+            row.double(fix.horizontalAccuracy)
+            row.text(fix.authorization)
+            row.text(fix.accuracy)
+            row.text(fix.provider)
+            row.text(fix.region)
+            row.bool(fix.nearBoundary)
+            row.bool(fix.claimMismatch)
+            row.text(fix.adcode)
+            row.text(event.app)
+            rows.fix = row
+        }
+        if let failure = event.failure {
+            var row = CopyRow()
+            row.text(event.eventId.lowercasedText)
+            row.text(event.entityKind)
+            row.text(event.entityId)
+            row.text(failure.provider)
+            row.text(failure.errorCode)
+            row.text(failure.category)
+            row.text(event.capturedAt)
+            row.text(event.app)
+            rows.failure = row
+        }
+        if let visit = event.visit {
+            var row = CopyRow()
+            row.text(event.eventId.lowercasedText)
+            row.text(event.entityId)
+            row.text(visit.merchantId)
+            row.text(visit.visitorId)
+            row.text(visit.note)
+            row.text(event.capturedAt)
+            rows.visit = row
+        }
+        return rows
     }
 
     /// The stored events of a range, as the projections read them: metadata, and data only where needed.

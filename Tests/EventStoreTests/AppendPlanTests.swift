@@ -42,4 +42,18 @@ struct AppendPlanTests {
         #expect(text == #"{"data":{"a":1},"eventId":"0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40","metadata":{},"position":7,"recordedAt":1764410400000001,"stream":"m-\"1","type":"T","version":2}"#)
         #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
     }
+
+    @Test("the hash of an event rendered ahead is the hash of its canonical bytes")
+    func renderedHash() {
+        let event = NewEvent(
+            eventId: UUID(), stream: "m-\"1", type: "T", data: Data("{\"a\":\"\\t\"}".utf8), metadata: Data("{}".utf8))
+        let recordedAt = Timestamp(microseconds: 1_764_410_400_000_001)
+        let previous = [UInt8](repeating: 7, count: 32)
+        let whole = EventHash.chain(
+            previous: previous,
+            canonical: EventHash.canonicalBytes(
+                position: 12, eventId: event.eventId, stream: event.stream, version: 3, type: event.type,
+                recordedAt: recordedAt, data: event.data, metadata: event.metadata))
+        #expect(EventHash.chain(previous: previous, event.rendered, position: 12, recordedAt: recordedAt, version: 3) == whole)
+    }
 }

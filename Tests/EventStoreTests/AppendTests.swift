@@ -54,11 +54,9 @@ struct AppendTests {
             .duplicate(stream: "b-1", version: 0, position: 3),
         ])
         #expect(first.map(\.position) == second.map(\.position))
-        var changed = batch[0]
-        changed.data = Data("{\"n\":99}".utf8)
+        let changed = changing(batch[0], data: Data("{\"n\":99}".utf8))
         #expect(try store.append([changed], on: connection)[0].conflictCode == "event_id_reused")
-        var moved = batch[1]
-        moved.stream = "c-1"
+        let moved = changing(batch[1], stream: "c-1")
         #expect(try store.append([moved], on: connection)[0].conflictCode == "event_id_reused")
         #expect(try store.headPosition(on: connection) == 3)
         let count = try connection.query("SELECT count(*) FROM events").first { _ in true }?.decode(0, as: Int.self)
@@ -71,8 +69,7 @@ struct AppendTests {
         defer { database.drop() }
         let connection = try database.connect()
         let one = event("a-1", 1)
-        var other = one
-        other.data = Data("{\"n\":2}".utf8)
+        let other = changing(one, data: Data("{\"n\":2}".utf8))
         let results = try store.append([one, one, other], on: connection)
         #expect(results[0] == .appended(stream: "a-1", version: 0, position: 1))
         #expect(results[1] == .duplicate(stream: "a-1", version: 0, position: 1))

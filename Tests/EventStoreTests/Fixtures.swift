@@ -10,6 +10,13 @@ func event(
         metadata: Data("{\"server\":true}".utf8), expectedVersion: expected)
 }
 
+/// The same event id with other content.
+func changing(_ event: NewEvent, stream: String? = nil, data: Data? = nil) -> NewEvent {
+    NewEvent(
+        eventId: event.eventId, stream: stream ?? event.stream, type: event.type, data: data ?? event.data,
+        metadata: event.metadata, expectedVersion: event.expectedVersion)
+}
+
 extension AppendResult {
     var isAppended: Bool { if case .appended = self { true } else { false } }
     var conflictCode: String? { if case .conflict(let conflict) = self { conflict.code } else { nil } }
