@@ -25,8 +25,9 @@ enum EventPayload {
     static let schema = 1
 
     /// The event to append, and what the projections will read of it (placed at its position once appended).
+    /// - Parameter receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, raw: JSONObject, assessment: FixAssessment?, receivedAt: Date
+        _ submission: Submission, raw: JSONObject, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
@@ -41,8 +42,8 @@ enum EventPayload {
         return (event, projected)
     }
 
-    static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: Date) -> JSONValue {
-        var members: JSONObject = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt.postgresText)]
+    static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: String) -> JSONValue {
+        var members: JSONObject = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt)]
         members["app"] = submission.actor.app.map(JSONValue.string)
         if let fix = submission.body.fix, let assessment {
             members["capturedAt"] = .string(fix.capturedAt.date.postgresText)

@@ -54,6 +54,7 @@ public struct IngestService: Sendable {
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
         var bindingChanges: [UUID: BindingChange] = [:]
         var projected: [UUID: ProjectedEvent] = [:]
+        let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
             let value: JSONValue
             switch item {
@@ -81,7 +82,7 @@ public struct IngestService: Sendable {
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     let stored = try EventPayload.newEvent(
-                        submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: now)
+                        submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: receivedAt)
                     if firstWithThisId { projected[submission.eventId] = stored.projected }
                     return .event(stored.event)
                 } catch {

@@ -100,16 +100,15 @@ public struct JSONObject: Sendable, Hashable {
         return (low, false)
     }
 
-    /// UTF-8 byte order.
+    /// UTF-8 byte order. (Iterating the UTF-8 views measured four times faster than `withUTF8` and `memcmp` on
+    /// names this short; `String`'s own `<` is not code point order outside ASCII.)
     static func precedes(_ left: String, _ right: String) -> Bool {
-        var left = left
-        var right = right
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
-                let common = Swift.min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                return order != 0 ? order < 0 : a.count < b.count
-            }
+        var a = left.utf8.makeIterator()
+        var b = right.utf8.makeIterator()
+        while true {
+            guard let x = a.next() else { return b.next() != nil }
+            guard let y = b.next() else { return false }
+            if x != y { return x < y }
         }
     }
 }

@@ -125,13 +125,17 @@ struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes.
+        var allBits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try decodeUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                // ASCII needs no validation, and String(decoding:) is much faster than String(validating:).
+                let text = allBits < 0x80 ? String(decoding: run, as: UTF8.self) : try decodeUTF8(run)
                 index += 1
                 return text
             }
+            allBits |= byte
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in a string") }
             index += 1

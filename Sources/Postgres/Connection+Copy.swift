@@ -73,7 +73,8 @@ extension Connection {
 public final class CopyWriter {
     private let connection: Connection
     private let conn: OpaquePointer
-    private var buffer: [UInt8] = []
+    /// The rows not sent yet; rows are written straight into it.
+    private var pending = CopyRow()
     var isFinished = false
     /// Rows written so far.
     public private(set) var rowCount = 0
@@ -84,7 +85,7 @@ public final class CopyWriter {
     init(connection: Connection, conn: OpaquePointer) {
         self.connection = connection
         self.conn = conn
-        buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
+        pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
     }
 
     /// Appends one row; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
@@ -103,26 +104,23 @@ public final class CopyWriter {
     /// Appends one row built field by field, without first making a string of every value.
     public func row(_ build: (inout CopyRow) throws -> Void) throws {
         guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
-        let rowStart = buffer.count
-        var row = CopyRow(buffer: buffer)
-        buffer = []
+        let rowStart = pending.buffer.count
+        pending.startRow()
         do {
-            try build(&row)
-            if let problem = row.problem { throw PostgresError(.encoding, problem) }
+            try build(&pending)
+            if let problem = pending.problem { throw PostgresError(.encoding, problem) }
         } catch {
-            buffer = row.buffer
-            buffer.removeSubrange(rowStart...)
+            pending.buffer.removeSubrange(rowStart...)
             throw error
         }
-        buffer = row.buffer
-        buffer.append(0x0A)
+        pending.buffer.append(0x0A)
         rowCount += 1
-        if buffer.count >= Self.flushThreshold { try flush() }
+        if pending.buffer.count >= Self.flushThreshold { try flush() }
     }
 
     func flush() throws {
-        guard !buffer.isEmpty else { return }
-        let sent = buffer.withUnsafeBufferPointer { bytes in
+        guard !pending.buffer.isEmpty else { return }
+        let sent = pending.buffer.withUnsafeBufferPointer { bytes in
             bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 PQputCopyData(conn, $0, Int32(bytes.count))
             }
@@ -131,7 +129,7 @@ public final class CopyWriter {
             let message = connection.configuration.redact(Connection.errorMessage(conn))
             throw PostgresError(.copy, "could not send COPY data: \(message)")
         }
-        buffer.removeAll(keepingCapacity: true)
+        pending.buffer.removeAll(keepingCapacity: true)
     }
 }
 
@@ -148,8 +146,10 @@ public struct CopyRow: Sendable, Equatable {
         buffer = []
     }
 
-    fileprivate init(buffer: [UInt8]) {
-        self.buffer = buffer
+    /// Inside the writer: the next fields begin a new row.
+    fileprivate mutating func startRow() {
+        fields = 0
+        problem = nil
     }
 
     private mutating func separate() {
