@@ -25,12 +25,30 @@ public struct Projector: Sendable {
     }
 
     public func project(_ events: [ProjectedEvent], on connection: Connection) throws {
+        try projectHistory(events, on: connection)
+        let bindings = Set(events.filter { Self.bindingTypes.contains($0.type) }.map(\.stream))
+        if !bindings.isEmpty {
+            try connection.query(updateBindings, [bindings.sorted()])
+        }
+    }
+
+    static let bindingTypes: Set<String> = ["TerminalBound", "TerminalUnbound"]
+
+    /// The history tables alone (fixes, failures, visits): rows keyed by position, so chunks of the log can be
+    /// written side by side. Replay does so, then ``updateAllBindings(on:)`` once.
+    func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: \.rows.fix, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: \.rows.failure, on: connection)
         try copy(events, into: "visits", columns: Self.visitColumns, row: \.rows.visit, on: connection)
-        let bindings = Set(events.filter { $0.type == "TerminalBound" || $0.type == "TerminalUnbound" }.map(\.stream))
-        if !bindings.isEmpty {
-            try connection.query(updateBindings, [bindings.sorted()])
+    }
+
+    /// The binding of every terminal ever bound or unbound, recomputed from the log, 10,000 terminals a statement.
+    func updateAllBindings(on connection: Connection) throws {
+        let streams = try connection.query(
+            "SELECT DISTINCT stream FROM events WHERE type IN ('TerminalBound', 'TerminalUnbound') ORDER BY stream"
+        ).map { try $0.decode(0, as: String.self) }
+        for start in stride(from: 0, to: streams.count, by: 10_000) {
+            try connection.query(updateBindings, [Array(streams[start..<min(start + 10_000, streams.count)])])
         }
     }
 

@@ -6,10 +6,10 @@ import Synchronization
 /// Rebuilds every projection from the log into fresh tables in a schema of their own, then swaps them in: readers
 /// see the old tables until the new ones are complete.
 ///
-/// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the rows of
-/// one chunk do not depend on another's). Appends go on meanwhile; at the end one transaction takes the append
-/// lock, projects what was appended since, builds the secondary indexes and swaps the schemas, so nothing
-/// appended is missed. One replay runs at a time.
+/// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the history
+/// rows of one chunk do not depend on another's), then recomputes every terminal's binding in one pass and builds
+/// the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
+/// what was appended since and swaps the schemas, so nothing appended is missed. One replay runs at a time.
 public struct Replayer: Sendable {
     let chunkSize: Int64
     let workers: Int
@@ -40,6 +40,7 @@ public struct Replayer: Sendable {
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
         try projectInParallel(through: start, configuration: configuration, progress: progress)
+        try Projector(schema: RebuildSchema.name).updateAllBindings(on: coordinator)
         // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
         try rebuild.buildIndexes(on: coordinator)
         return try coordinator.transaction { transaction in
@@ -77,7 +78,9 @@ public struct Replayer: Sendable {
                         }
                         guard first <= head else { break }
                         let range = first...min(first + chunkSize - 1, head)
-                        try Self.retryingDeadlocks { try connection.transaction { try projector.project(range, on: $0) } }
+                        try connection.transaction { transaction in
+                            try projector.projectHistory(try Projector.read(range, on: transaction), on: transaction)
+                        }
                         done.withLock { count in
                             count += Int64(range.count)
                             progress(count, head)
@@ -92,17 +95,6 @@ public struct Replayer: Sendable {
         }
         finished.wait()
         if let failure = failures.withLock({ $0.first }) { throw failure }
-    }
-
-    /// Two chunks can update the same terminal's binding; should their row locks cross, one is retried.
-    private static func retryingDeadlocks(_ body: () throws -> Void) throws {
-        for attempt in 1... {
-            do {
-                return try body()
-            } catch let error as PostgresError where error.isDeadlock && attempt < 5 {
-                continue
-            }
-        }
     }
 }
 
