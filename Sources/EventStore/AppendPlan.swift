@@ -7,7 +7,8 @@ struct AppendPlan {
     private let stored: [UUID: StoredIdentity]
     private var heads: [String: StreamHead]
     private var nextPosition: Int64
-    private let recordedAt: Timestamp
+    /// One recording time for the whole batch.
+    let recordedAt: Timestamp
     private(set) var results: [AppendResult] = []
     private(set) var recorded: [RecordedEvent] = []
     /// What was rendered ahead of each recorded event, in the same order.

@@ -35,7 +35,7 @@ public struct EventLog: Sendable {
             if atomic && plan.hasFailures {
                 throw AtomicBatchFailed(results: plan.atomicResults)
             }
-            try insert(plan.recorded, rendered: plan.rendered, on: transaction)
+            try insert(plan, on: transaction)
             try hooks?.didAppend(plan.recorded, on: transaction)
             return plan.results
         }
@@ -133,20 +133,18 @@ public struct EventLog: Sendable {
 
     /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before
     /// the append were rendered with each event; only position, version, time and hash are added here.
-    private func insert(_ events: [RecordedEvent], rendered: [RenderedEvent], on connection: Connection) throws {
-        guard !events.isEmpty else { return }
+    private func insert(_ plan: AppendPlan, on connection: Connection) throws {
+        guard !plan.recorded.isEmpty else { return }
+        let recordedAt = plan.recordedAt.date.postgresText
         try connection.copyFrom(
             "COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash) FROM STDIN"
         ) { writer in
-            // A batch shares one recording time: format it once.
-            var recordedAt = (date: Date.distantPast, text: "")
-            for (event, columns) in zip(events, rendered) {
-                if event.recordedAt != recordedAt.date { recordedAt = (event.recordedAt, event.recordedAt.postgresText) }
+            for (event, rendered) in zip(plan.recorded, plan.rendered) {
                 try writer.row { row in
-                    row.append(columns.copyColumns)
+                    row.append(rendered.copyColumns)
                     row.integer(event.position)
                     row.integer(event.version)
-                    row.text(recordedAt.text)
+                    row.text(recordedAt)
                     row.bytea(event.hash)
                 }
             }

@@ -50,10 +50,6 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
-    public init(_ dictionary: [String: JSONValue]) {
-        self.init(members: dictionary.map { ($0.key, $0.value) })
-    }
-
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 

@@ -200,14 +200,9 @@ public struct CopyRow: Sendable, Equatable {
     /// A bytea in hex form.
     public mutating func bytea(_ value: [UInt8]) {
         separate()
-        let digits: StaticString = "0123456789abcdef"
-        buffer.append(0x5C)
-        buffer.append(0x5C)
-        buffer.append(UInt8(ascii: "x"))
-        for byte in value {
-            buffer.append(digits.utf8Start[Int(byte >> 4)])
-            buffer.append(digits.utf8Start[Int(byte & 0x0F)])
-        }
+        // `\x` with its backslash escaped for COPY.
+        buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
+        ByteaHex.appendDigits(of: value, to: &buffer)
     }
 
     public mutating func null() {

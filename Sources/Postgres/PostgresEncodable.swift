@@ -167,11 +167,16 @@ enum ByteaHex {
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         out.reserveCapacity(2 + bytes.underestimatedCount * 2)
+        appendDigits(of: bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Two lowercase hex digits a byte.
+    static func appendDigits(of bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func decode(_ text: String) -> [UInt8]? {
@@ -194,7 +199,8 @@ enum ByteaHex {
         return bytes
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// The value of a hex digit in either case.
+    static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

@@ -201,6 +201,43 @@ import Testing
         #expect(try row.decode(2, as: [String].self) == ["a\tb", "c\"d"])
     }
 
+    @Test func copyRowsRenderedAheadKeepEveryKindOfField() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("copyahead")
+        try connection.execute("CREATE TEMP TABLE \(table) (body text, blob bytea, ratio float8, flag bool, note text, id bigint)")
+        var ahead = CopyRow()
+        ahead.text("tab\there \\N")
+        ahead.bytea([0, 0xAB, 0xFF])
+        ahead.double(-0.1)
+        ahead.bool(true)
+        ahead.null()
+        let copied = try connection.copyFrom("COPY \(table) FROM STDIN") { writer in
+            try writer.row { row in
+                row.append(ahead)
+                row.integer(-42)
+            }
+        }
+        #expect(copied == 1)
+        let row = try #require(try connection.query("SELECT body, blob, ratio, flag, note, id FROM \(table)").first)
+        #expect(try row.decode(0, as: String.self) == "tab\there \\N")
+        #expect(try row.decode(1, as: [UInt8].self) == [0, 0xAB, 0xFF])
+        #expect(try row.decode(2, as: Double.self) == -0.1)
+        #expect(try row.decode(3, as: Bool.self) == true)
+        #expect(try row.decode(4, as: String?.self) == nil)
+        #expect(try row.decode(5, as: Int64.self) == -42)
+
+        var withNul = CopyRow()
+        withNul.text("ok")
+        withNul.bytes(Array("a\u{0}b".utf8))
+        let refused = try #require(throws: PostgresError.self) {
+            try connection.copyFrom("COPY \(table) (body, note) FROM STDIN") { writer in
+                try writer.row { $0.append(withNul) }
+            }
+        }
+        #expect(refused.message.contains("field 2") && refused.message.contains("NUL"))
+        #expect(try connection.query("SELECT count(*) FROM \(table)").first?.decode(0, as: Int.self) == 1)
+    }
+
     @Test func copyFailureStoresNothingAndKeepsConnection() throws {
         struct Abort: Error {}
         let connection = try TestDatabase.connect()
