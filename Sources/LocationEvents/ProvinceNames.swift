@@ -6,7 +6,9 @@ import Geo
 enum ProvinceNames {
     /// The region the name denotes, or nil when it names no province-level division of China.
     static func region(of name: String) -> Region? {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Foundation's trimming bridges to NSString: only pay for it when an end is white space.
+        let padded = [name.unicodeScalars.first, name.unicodeScalars.last].contains { $0?.properties.isWhitespace == true }
+        let trimmed = padded ? name.trimmingCharacters(in: .whitespacesAndNewlines) : name
         guard !trimmed.isEmpty else { return nil }
         if let region = chinese(trimmed) { return region }
         return english(trimmed)

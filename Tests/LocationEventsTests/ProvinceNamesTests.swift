@@ -12,6 +12,7 @@ import Testing
         ("HongKong SAR", .hongKong), ("Hong Kong Special Administrative Region", .hongKong),
         ("澳门特别行政区", .macau), ("澳門", .macau), ("Macau", .macau), ("Macao SAR", .macau),
         ("台湾省", .taiwan), ("臺灣", .taiwan), ("中国台湾", .taiwan), ("Taiwan", .taiwan), ("Taiwan Province", .taiwan),
+        (" 上海市\n", .mainland), ("\u{3000}香港", .hongKong), ("Macau\t", .macau),
     ])
     func recognised(name: String, region: Region) {
         #expect(ProvinceNames.region(of: name) == region)
