@@ -25,7 +25,7 @@ public enum IngestItem: Sendable {
 public struct PreparedBatch: Sendable {
     /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
-    fileprivate var bindingChanges: [UUID: BindingChange]
+    fileprivate var bindingChanges: [UUID: TerminalBinding.Change]
     /// What the projections will read of each event.
     fileprivate var projected: [UUID: ProjectedEvent]
 
@@ -52,7 +52,7 @@ public struct IngestService: Sendable {
 
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
-        var bindingChanges: [UUID: BindingChange] = [:]
+        var bindingChanges: [UUID: TerminalBinding.Change] = [:]
         var projected: [UUID: ProjectedEvent] = [:]
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
@@ -72,10 +72,12 @@ public struct IngestService: Sendable {
                 // its binding change and projection are kept.
                 let firstWithThisId = projected[submission.eventId] == nil
                 switch submission.body {
-                case .terminalBound(let terminalId, let merchantId, _) where firstWithThisId:
-                    bindingChanges[submission.eventId] = BindingChange(kind: .bind, terminalId: terminalId, merchantId: merchantId)
+                case .terminalBound(let terminalId, let merchantId, let fix) where firstWithThisId:
+                    bindingChanges[submission.eventId] = TerminalBinding.Change(
+                        kind: .bind, terminalId: terminalId, merchantId: merchantId, at: fix.capturedAt.date)
                 case .terminalUnbound(let terminalId, let merchantId, _) where firstWithThisId:
-                    bindingChanges[submission.eventId] = BindingChange(kind: .unbind, terminalId: terminalId, merchantId: merchantId)
+                    bindingChanges[submission.eventId] = TerminalBinding.Change(
+                        kind: .unbind, terminalId: terminalId, merchantId: merchantId, at: now)
                 default:
                     break
                 }

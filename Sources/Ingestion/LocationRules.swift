@@ -3,34 +3,27 @@ import Foundation
 import Postgres
 import Projections
 
-/// A terminal's binding change in a batch, taken from its typed submission.
-struct BindingChange: Sendable {
-    enum Kind: Sendable { case bind, unbind }
-    let kind: Kind
-    let terminalId: String
-    let merchantId: String
-}
-
 /// The domain rules checked at append, and the projections written in the same transaction.
 ///
 /// A terminal is bound to one merchant at a time: binding it to another needs an unbind first
 /// (`terminal_already_bound`); unbinding it from a merchant it is not bound to is `terminal_not_bound`.
 /// Binding it again to the same merchant is a re-location and is allowed.
 struct LocationRules: AppendHooks {
-    let bindingChanges: [UUID: BindingChange]
+    let bindingChanges: [UUID: TerminalBinding.Change]
     /// What the projections read of each event of the batch, read while the batch was prepared.
     let projected: [UUID: ProjectedEvent]
+    /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`.
+    private let stored = StoredBindings()
+
+    init(bindingChanges: [UUID: TerminalBinding.Change], projected: [UUID: ProjectedEvent]) {
+        self.bindingChanges = bindingChanges
+        self.projected = projected
+    }
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
         guard !bindingChanges.isEmpty else { return { _ in nil } }
-        let terminals = Array(Set(bindingChanges.values.map(\.terminalId)))
-        var boundTo: [String: String] = [:]
-        let rows = try connection.query(
-            "SELECT terminal_id, merchant_id FROM projections.terminals WHERE terminal_id = ANY($1::text[]) AND merchant_id IS NOT NULL",
-            [terminals])
-        for row in rows {
-            boundTo[try row.decode(0)] = try row.decode(1)
-        }
+        stored.bindings = try Projector.live.bindings(of: Array(Set(bindingChanges.values.map(\.terminalId))), on: connection)
+        var boundTo = stored.bindings.compactMapValues(\.merchantId)
         return { event in
             guard let change = bindingChanges[event.eventId] else { return nil }
             let current = boundTo[change.terminalId]
@@ -55,7 +48,8 @@ struct LocationRules: AppendHooks {
         }
     }
 
-    /// Projects the appended events from what was read of them while the batch was prepared.
+    /// Projects the appended events from what was read of them while the batch was prepared; the bindings of their
+    /// terminals follow from the stored ones, one appended change at a time.
     func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
         let placed = try events.map { event in
             guard let prepared = projected[event.eventId] else {
@@ -63,6 +57,18 @@ struct LocationRules: AppendHooks {
             }
             return prepared.placed(at: event.position)
         }
-        try Projector.live.project(placed, on: connection)
+        try Projector.live.projectHistory(placed, on: connection)
+        var changed: [String: TerminalBinding] = [:]
+        for event in events {
+            guard let change = bindingChanges[event.eventId] else { continue }
+            let previous = changed[change.terminalId] ?? stored.bindings[change.terminalId]
+            changed[change.terminalId] = TerminalBinding.after(change, version: event.version, from: previous)
+        }
+        try Projector.live.store(changed, on: connection)
     }
+}
+
+/// The bindings read by `rules`, for `didAppend` of the same append.
+private final class StoredBindings {
+    var bindings: [String: TerminalBinding] = [:]
 }

@@ -4,11 +4,13 @@ import Postgres
 
 /// Writes what a batch of events adds to the read models.
 ///
-/// One code path for both uses: after an append, in its transaction, with the events just written (built from
-/// the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built from the stored
-/// text). The tables come out the same whatever order the events arrived in and however the log is cut into
-/// batches: history rows are keyed by position, and bindings are recomputed from the terminal's whole stream.
-/// Current positions are read from the history by capture time (``CurrentState``), so there is nothing to reorder.
+/// One code path for the history tables in both uses: after an append, in its transaction, with the events just
+/// written (built from the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built
+/// from the stored text). History rows are keyed by position, so they come out the same whatever order the events
+/// arrived in and however the log is cut into batches. Terminal bindings follow each terminal's stream in order:
+/// the append carries the stored binding forward one change at a time (``TerminalBinding/after(_:version:from:)``);
+/// replay, whose chunks split streams, recomputes each from the whole stream. Tests hold the two equal. Current
+/// positions are read from the history by capture time (``CurrentState``), so there is nothing to reorder.
 public struct Projector: Sendable {
     /// The schema written: `projections`, or replay's fresh copy.
     let schema: String
@@ -36,7 +38,7 @@ public struct Projector: Sendable {
 
     /// The history tables alone (fixes, failures, visits): rows keyed by position, so chunks of the log can be
     /// written side by side. Replay does so, then ``updateAllBindings(on:)`` once.
-    func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
+    public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: \.rows.fix, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: \.rows.failure, on: connection)
         try copy(events, into: "visits", columns: Self.visitColumns, row: \.rows.visit, on: connection)
@@ -151,6 +153,18 @@ public struct Projector: Sendable {
         }
     }
 
+    /// Writes the rows `select` yields, in the columns of `terminals`, over the stored ones.
+    func bindingsWritten(by select: String) -> String {
+        """
+        INSERT INTO \(schema).terminals (terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at)
+        \(select)
+        ON CONFLICT (terminal_id) DO UPDATE SET
+            merchant_id = excluded.merchant_id, bound_since = excluded.bound_since,
+            last_merchant_id = excluded.last_merchant_id, binding_version = excluded.binding_version,
+            unbound_at = excluded.unbound_at
+        """
+    }
+
     /// The binding of every terminal bound or unbound in the batch, recomputed from its whole stream: the last
     /// bind/unbind decides; "bound since" is the first bind after the last unbind (binding again to the same
     /// merchant, to re-locate it, does not restart it).
@@ -177,17 +191,14 @@ public struct Projector: Sendable {
             WHERE c.type = 'TerminalBound' AND c.version > coalesce(u.version, -1)
             GROUP BY c.stream
         )
-        INSERT INTO \(schema).terminals AS cur (terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at)
-        SELECT substr(l.stream, strpos(l.stream, '-') + 1),
-               CASE WHEN l.type = 'TerminalBound' THEN l.merchant_id END,
-               CASE WHEN l.type = 'TerminalBound' THEN s.at END,
-               l.merchant_id, l.version,
-               CASE WHEN l.type = 'TerminalUnbound' THEN l.at END
-        FROM last_change l LEFT JOIN since s ON s.stream = l.stream
-        ON CONFLICT (terminal_id) DO UPDATE SET
-            merchant_id = excluded.merchant_id, bound_since = excluded.bound_since,
-            last_merchant_id = excluded.last_merchant_id, binding_version = excluded.binding_version,
-            unbound_at = excluded.unbound_at
+        \(bindingsWritten(by: """
+            SELECT substr(l.stream, strpos(l.stream, '-') + 1),
+                   CASE WHEN l.type = 'TerminalBound' THEN l.merchant_id END,
+                   CASE WHEN l.type = 'TerminalBound' THEN s.at END,
+                   l.merchant_id, l.version,
+                   CASE WHEN l.type = 'TerminalUnbound' THEN l.at END
+            FROM last_change l LEFT JOIN since s ON s.stream = l.stream
+            """))
         """
     }
 }

@@ -73,6 +73,30 @@ struct DomainRuleTests {
         #expect(state.position?.capturedAt == instant("2026-11-29T01:00:00Z"))
     }
 
+    @Test("bindings carried forward at append equal replay's recomputation from the whole stream", arguments: [1, 100])
+    func bindingsCarriedForwardEqualReplay(batchSize: Int) throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let history = [
+            bind("T1", to: "A", at: "2026-11-28T12:00:00+08:00"),
+            bind("T1", to: "A", at: "2026-11-27T12:00:00+08:00"),  // an earlier capture: bound since moves back
+            bind("T1", to: "A", at: "2026-11-29T12:00:00+08:00"),
+            Client.terminalUnbound(terminal: "T1", merchant: "A"),
+            bind("T1", to: "B", at: "2026-11-29T13:00:00+08:00"),
+            bind("T2", to: "B", at: "2026-11-29T14:00:00+08:00"),
+            Client.terminalUnbound(terminal: "T2", merchant: "B"),
+            bind("T3", to: "C", at: "2026-11-28T12:00:00+08:00"),
+            bind("T3", to: "C", at: "2026-11-27T12:00:00+08:00"),
+        ]
+        try db.ingest(history, batchSize: batchSize)
+        #expect(try db.count("SELECT count(*) FROM events") == history.count)
+        #expect(try CurrentState().terminal("T1", on: db.connection)?.merchantId == "B")
+        #expect(try CurrentState().terminal("T3", on: db.connection)?.boundSince == instant("2026-11-27T04:00:00Z"))
+        let inline = try db.allProjections()["terminals"]
+        try Replayer().replay(db.database.configuration)
+        #expect(try db.allProjections()["terminals"] == inline)
+    }
+
     @Test("within one batch: bind A then bind B conflicts; bind A, unbind A, bind B all pass")
     func rulesWithinOneBatch() throws {
         let db = try IngestionDatabase()

@@ -1,0 +1,80 @@
+import Foundation
+import Postgres
+
+/// A terminal's row in `terminals`: where the last bind or unbind of its stream left it.
+public struct TerminalBinding: Sendable, Equatable {
+    /// The bound merchant; nil when unbound.
+    public var merchantId: String?
+    /// The first bind after the last unbind, by its time (binding again to the same merchant, to re-locate the
+    /// terminal, does not restart it).
+    public var boundSince: Date?
+    /// The merchant of the last bind or unbind.
+    public var lastMerchantId: String
+    /// The stream version of the last bind or unbind.
+    public var version: Int64
+    public var unboundAt: Date?
+
+    /// One bind or unbind, as appended.
+    public struct Change: Sendable {
+        public enum Kind: Sendable { case bind, unbind }
+        public let kind: Kind
+        public let terminalId: String
+        public let merchantId: String
+        /// The fix's capture time for a bind; the receive time for an unbind, which carries no fix.
+        public let at: Date
+
+        public init(kind: Kind, terminalId: String, merchantId: String, at: Date) {
+            self.kind = kind
+            self.terminalId = terminalId
+            self.merchantId = merchantId
+            self.at = at
+        }
+    }
+
+    /// The binding after `change`, appended at `version` of the terminal's stream (nil: the terminal had none).
+    /// The same rule as the recomputation from the whole stream that replay runs (`Projector`), applied one event
+    /// at a time.
+    public static func after(_ change: Change, version: Int64, from previous: TerminalBinding?) -> TerminalBinding {
+        switch change.kind {
+        case .bind:
+            let stillBound = previous?.merchantId == change.merchantId
+            let since = stillBound ? min(previous?.boundSince ?? change.at, change.at) : change.at
+            return TerminalBinding(
+                merchantId: change.merchantId, boundSince: since, lastMerchantId: change.merchantId, version: version,
+                unboundAt: nil)
+        case .unbind:
+            return TerminalBinding(
+                merchantId: nil, boundSince: nil, lastMerchantId: change.merchantId, version: version, unboundAt: change.at)
+        }
+    }
+}
+
+extension Projector {
+    /// The stored bindings of these terminals (those that have one).
+    public func bindings(of terminalIds: [String], on connection: Connection) throws -> [String: TerminalBinding] {
+        var bindings: [String: TerminalBinding] = [:]
+        let rows = try connection.query(
+            """
+            SELECT terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at
+            FROM \(schema).terminals WHERE terminal_id = ANY($1::text[])
+            """, [terminalIds])
+        for row in rows {
+            bindings[try row.decode(0)] = TerminalBinding(
+                merchantId: try row.decode(1), boundSince: try row.decode(2), lastMerchantId: try row.decode(3),
+                version: try row.decode(4), unboundAt: try row.decode(5))
+        }
+        return bindings
+    }
+
+    /// Writes bindings over the stored ones.
+    public func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
+        guard !bindings.isEmpty else { return }
+        let terminals = bindings.keys.sorted()
+        let rows = terminals.map { bindings[$0]! }
+        try connection.query(
+            bindingsWritten(
+                by: "SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[], $6::timestamptz[])"),
+            [terminals, rows.map(\.merchantId), rows.map(\.boundSince), rows.map(\.lastMerchantId), rows.map(\.version),
+             rows.map(\.unboundAt)])
+    }
+}
