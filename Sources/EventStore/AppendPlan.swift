@@ -5,7 +5,8 @@ import Foundation
 struct AppendPlan {
     private let events: [NewEvent]
     private let stored: [UUID: StoredIdentity]
-    private var heads: [String: StreamHead]
+    /// The stream heads as the batch leaves them.
+    private(set) var heads: [String: StreamHead]
     private var nextPosition: Int64
     /// One recording time for the whole batch.
     let recordedAt: Timestamp

@@ -17,18 +17,24 @@ public struct EventLog: Sendable {
     ///   - events: in order; each is checked against its stream's version as left by the events before it.
     ///   - atomic: when true, one failed event writes nothing at all.
     ///   - hooks: domain rules and projections, run in the same transaction.
+    ///   - cache: stream heads kept from this writer's earlier appends, for a writer that appends batch after batch.
     /// - Returns: one result per event, in order.
     public func append(
-        _ events: [NewEvent], atomic: Bool = false, hooks: (any AppendHooks)? = nil, on connection: Connection
+        _ events: [NewEvent], atomic: Bool = false, hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil,
+        on connection: Connection
     ) throws -> [AppendResult] {
         guard !events.isEmpty else { return [] }
-        return try connection.transaction { transaction in
+        let streams = Set(events.map(\.stream))
+        let (results, appended, last) = try connection.transaction { transaction in
             try lockAppends(on: transaction)
+            let last = try lastEvent(on: transaction)
+            var heads = cache?.heads(of: streams, whenLastEventIs: last) ?? [:]
+            heads.merge(try streamHeads(streams.subtracting(heads.keys), on: transaction)) { cached, _ in cached }
             var plan = AppendPlan(
                 events: events,
                 stored: try storedEvents(ids: events.map(\.eventId), on: transaction),
-                heads: try streamHeads(Set(events.map(\.stream)), on: transaction),
-                nextPosition: try nextPosition(on: transaction),
+                heads: heads,
+                nextPosition: (last?.position ?? 0) + 1,
                 recordedAt: Timestamp.now())
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
@@ -37,17 +43,21 @@ public struct EventLog: Sendable {
             }
             try insert(plan, on: transaction)
             try hooks?.didAppend(plan.recorded, on: transaction)
-            return plan.results
+            let newLast = plan.recorded.last.map { LastEvent(position: $0.position, hash: $0.hash) } ?? last
+            return (plan.results, plan.heads, newLast)
         }
+        // Only now, committed, is it what the log holds.
+        cache?.remember(appended, lastEvent: last)
+        return results
     }
 
     /// Like ``append(_:atomic:hooks:on:)`` with `atomic: true`, but answers a failed batch with its results
     /// instead of throwing.
     public func appendAtomically(
-        _ events: [NewEvent], hooks: (any AppendHooks)? = nil, on connection: Connection
+        _ events: [NewEvent], hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil, on connection: Connection
     ) throws -> [AppendResult] {
         do {
-            return try append(events, atomic: true, hooks: hooks, on: connection)
+            return try append(events, atomic: true, hooks: hooks, cache: cache, on: connection)
         } catch let failed as AtomicBatchFailed {
             return failed.results
         }
@@ -76,7 +86,7 @@ public struct EventLog: Sendable {
 
     /// The last global position, 0 when the log is empty.
     public func headPosition(on connection: Connection) throws -> Int64 {
-        try nextPosition(on: connection) - 1
+        try lastEvent(on: connection)?.position ?? 0
     }
 
     static let columns = """
@@ -108,6 +118,7 @@ public struct EventLog: Sendable {
 
     /// The last event of each stream, found through the (stream, version) index.
     private func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
+        guard !streams.isEmpty else { return [:] }
         var heads: [String: StreamHead] = [:]
         let rows = try connection.query(
             """
@@ -124,11 +135,10 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    private func nextPosition(on connection: Connection) throws -> Int64 {
-        guard let row = try connection.query("SELECT coalesce(max(position), 0) + 1 FROM events").first(where: { _ in true }) else {
-            return 1
+    private func lastEvent(on connection: Connection) throws -> LastEvent? {
+        try connection.query("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").first { _ in true }.map {
+            LastEvent(position: try $0.decode(0), hash: try $0.decode(1))
         }
-        return try row.decode(0)
     }
 
     /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before

@@ -100,7 +100,10 @@ public struct IngestService: Sendable {
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
     /// stored; with it, one bad item stores nothing.
-    public func append(_ batch: PreparedBatch, atomic: Bool = false, on connection: Connection) throws -> IngestReport {
+    /// - Parameter cache: stream heads from earlier batches of the same writer (see ``StreamHeadCache``).
+    public func append(
+        _ batch: PreparedBatch, atomic: Bool = false, cache: StreamHeadCache? = nil, on connection: Connection
+    ) throws -> IngestReport {
         let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
         let rules = LocationRules(bindingChanges: batch.bindingChanges, projected: batch.projected)
         let anyRejected = events.count < batch.items.count
@@ -108,9 +111,9 @@ public struct IngestService: Sendable {
         if atomic && anyRejected {
             appended = events.map { _ in .notAppended }
         } else if atomic {
-            appended = try store.appendAtomically(events, hooks: rules, on: connection)
+            appended = try store.appendAtomically(events, hooks: rules, cache: cache, on: connection)
         } else {
-            appended = try store.append(events, hooks: rules, on: connection)
+            appended = try store.append(events, hooks: rules, cache: cache, on: connection)
         }
         var answers = appended.makeIterator()
         let results = batch.items.map { item -> IngestItemResult in

@@ -1,4 +1,5 @@
 import Foundation
+import EventStore
 import Postgres
 import Synchronization
 
@@ -72,8 +73,9 @@ public struct StreamIngestor {
         }
 
         var totals = IngestTotals()
+        let heads = StreamHeadCache()
         while let batch = queue.take() {
-            let report = try service.append(batch.prepared, on: connection)
+            let report = try service.append(batch.prepared, cache: heads, on: connection)
             totals.add(report)
             for (raw, result) in zip(batch.raw, report.results) where result.status == .invalid || result.status == .conflict {
                 rejected(raw, result)

@@ -20,6 +20,12 @@ func changing(_ event: NewEvent, stream: String? = nil, data: Data? = nil) -> Ne
 extension AppendResult {
     var isAppended: Bool { if case .appended = self { true } else { false } }
     var conflictCode: String? { if case .conflict(let conflict) = self { conflict.code } else { nil } }
+    var version: Int64? {
+        switch self {
+        case .appended(_, let version, _), .duplicate(_, let version, _): version
+        default: nil
+        }
+    }
     var position: Int64? {
         switch self {
         case .appended(_, _, let position), .duplicate(_, _, let position): position
