@@ -11,6 +11,12 @@ public struct JSONObject: Sendable, Hashable {
 
     public init() {}
 
+    /// Names already in strictly increasing UTF-8 order, each with its value.
+    init(sortedKeys keys: [String], values: [JSONValue]) {
+        self.keys = keys
+        self.values = values
+    }
+
     /// Members in any order; of a name given more than once, the last value is kept.
     public init<S: Sequence>(members: S) where S.Element == (String, JSONValue) {
         let given = Array(members)

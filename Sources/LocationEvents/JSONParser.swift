@@ -75,7 +75,10 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [(String, JSONValue)] = []
+        var keys: [String] = []
+        var values: [JSONValue] = []
+        // Canonical JSON, as stored, comes with its names in order: then they need no sorting.
+        var inOrder = true
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -89,12 +92,18 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue()))
+            if inOrder, let previous = keys.last, !JSONObject.precedes(previous, key) { inOrder = false }
+            keys.append(key)
+            values.append(try parseValue())
             skipWhitespace()
             switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(JSONObject(members: members))
-            default: throw error("expected ',' or '}'")
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(inOrder ? JSONObject(sortedKeys: keys, values: values) : JSONObject(members: zip(keys, values)))
+            default:
+                throw error("expected ',' or '}'")
             }
         }
     }
