@@ -8,6 +8,7 @@ struct FieldChecker {
         errors.append(FieldError(field: field, code: code, message: message))
     }
 
+    /// The field's path in messages; made only when a check fails.
     static func path(_ prefix: String, _ key: String) -> String {
         prefix.isEmpty ? key : "\(prefix).\(key)"
     }
@@ -19,17 +20,17 @@ struct FieldChecker {
     }
 
     mutating func string(_ object: JSONObject, _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
-        let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
-            if required { fail(field, .required, "\(key) is required") }
+            if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
         }
         guard case .string(let string) = value else {
-            fail(field, .wrongType, "\(key) must be a string, not \(value.typeName)")
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be a string, not \(value.typeName)")
             return nil
         }
-        if let maximumLength, string.unicodeScalars.count > maximumLength {
-            fail(field, .tooLong, "\(key) must be at most \(maximumLength) characters")
+        // No more UTF-8 bytes than the limit means no more characters: count them only past it.
+        if let maximumLength, string.utf8.count > maximumLength, string.unicodeScalars.count > maximumLength {
+            fail(Self.path(prefix, key), .tooLong, "\(key) must be at most \(maximumLength) characters")
             return nil
         }
         return string
@@ -73,20 +74,19 @@ struct FieldChecker {
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
     /// other strings and types `not_a_number`.
     mutating func finiteNumber(_ object: JSONObject, _ key: String, at prefix: String, what: String) -> Double? {
-        let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
-            fail(field, .required, "\(what) is required")
+            fail(Self.path(prefix, key), .required, "\(what) is required")
             return nil
         }
         switch value {
         case .number(let number) where number.isFinite:
             return number
         case .number:
-            fail(field, .notFinite, "\(what) must be a finite number")
+            fail(Self.path(prefix, key), .notFinite, "\(what) must be a finite number")
         case .string(let text) where Double(text.trimmingCharacters(in: .whitespaces)).map { !$0.isFinite } ?? false:
-            fail(field, .notFinite, "\(what) must be a finite number, not \"\(text.prefix(20))\"")
+            fail(Self.path(prefix, key), .notFinite, "\(what) must be a finite number, not \"\(text.prefix(20))\"")
         default:
-            fail(field, .notANumber, "\(what) must be a number, not \(value.typeName)")
+            fail(Self.path(prefix, key), .notANumber, "\(what) must be a number, not \(value.typeName)")
         }
         return nil
     }
@@ -102,15 +102,14 @@ struct FieldChecker {
 
     /// An integer that fits in `Int`.
     mutating func integer(_ object: JSONObject, _ key: String, at prefix: String, required: Bool) -> Int? {
-        let field = Self.path(prefix, key)
         guard let value = Self.member(object, key) else {
-            if required { fail(field, .required, "\(key) is required") }
+            if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
         }
         guard case .number(let number) = value, number.isFinite, number == number.rounded(),
               abs(number) < 9.0e15
         else {
-            fail(field, .wrongType, "\(key) must be an integer")
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be an integer")
             return nil
         }
         return Int(number)
@@ -130,21 +129,20 @@ struct FieldChecker {
         _ object: JSONObject, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
         guard let text = string(object, key, at: prefix, required: true) else { return nil }
-        let field = Self.path(prefix, key)
         switch RFC3339.parse(text) {
         case .failure(.missingOffset):
-            fail(field, .missingOffset, "\(key) must end with Z or an offset such as +08:00")
+            fail(Self.path(prefix, key), .missingOffset, "\(key) must end with Z or an offset such as +08:00")
             return nil
         case .failure:
-            fail(field, .invalidTimestamp, "\(key) must be an RFC 3339 timestamp such as 2026-11-29T10:00:00+08:00")
+            fail(Self.path(prefix, key), .invalidTimestamp, "\(key) must be an RFC 3339 timestamp such as 2026-11-29T10:00:00+08:00")
             return nil
         case .success(let date):
             if date > now.addingTimeInterval(limits.futureTolerance) {
-                fail(field, .inFuture, "\(key) is more than \(Int(limits.futureTolerance)) seconds after the server's clock")
+                fail(Self.path(prefix, key), .inFuture, "\(key) is more than \(Int(limits.futureTolerance)) seconds after the server's clock")
                 return nil
             }
             if date < limits.earliestCapture {
-                fail(field, .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
+                fail(Self.path(prefix, key), .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
                 return nil
             }
             return Timestamp(rfc3339: text)

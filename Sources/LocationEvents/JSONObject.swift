@@ -11,33 +11,34 @@ public struct JSONObject: Sendable, Hashable {
 
     public init() {}
 
-    /// Names already in strictly increasing UTF-8 order, each with its value.
-    init(sortedKeys keys: [String], values: [JSONValue]) {
-        self.keys = keys
-        self.values = values
-    }
-
     /// Members in any order; of a name given more than once, the last value is kept.
     public init<S: Sequence>(members: S) where S.Element == (String, JSONValue) {
         let given = Array(members)
-        keys.reserveCapacity(given.count)
-        values.reserveCapacity(given.count)
-        if given.count <= Self.insertionLimit {
-            for (key, value) in given { insert(key, value) }
+        self.init(keys: given.map(\.0), values: given.map(\.1))
+    }
+
+    /// Names in any order, each with the value at the same index; of a name given more than once, the last value
+    /// is kept. Names already in order, as canonical JSON has them, are kept as they are.
+    init(keys: [String], values: [JSONValue]) {
+        if zip(keys, keys.dropFirst()).allSatisfy({ Self.precedes($0, $1) }) {
+            self.keys = keys
+            self.values = values
+            return
+        }
+        self.keys.reserveCapacity(keys.count)
+        self.values.reserveCapacity(keys.count)
+        if keys.count <= Self.insertionLimit {
+            for (key, value) in zip(keys, values) { insert(key, value) }
             return
         }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
-        let order = given.indices.sorted { left, right in
-            let (a, b) = (given[left].0, given[right].0)
-            if a == b { return left < right }
-            return Self.precedes(a, b)
+        let order = keys.indices.sorted { left, right in
+            if keys[left] == keys[right] { return left < right }
+            return Self.precedes(keys[left], keys[right])
         }
-        for (rank, index) in order.enumerated() {
-            let isLastOfName = rank + 1 == order.count || given[order[rank + 1]].0 != given[index].0
-            if isLastOfName {
-                keys.append(given[index].0)
-                values.append(given[index].1)
-            }
+        for (rank, index) in order.enumerated() where rank + 1 == order.count || keys[order[rank + 1]] != keys[index] {
+            self.keys.append(keys[index])
+            self.values.append(values[index])
         }
     }
 

@@ -77,8 +77,6 @@ struct JSONParser {
         index += 1
         var keys: [String] = []
         var values: [JSONValue] = []
-        // Canonical JSON, as stored, comes with its names in order: then they need no sorting.
-        var inOrder = true
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -92,7 +90,6 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            if inOrder, let previous = keys.last, !JSONObject.precedes(previous, key) { inOrder = false }
             keys.append(key)
             values.append(try parseValue())
             skipWhitespace()
@@ -101,7 +98,7 @@ struct JSONParser {
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(inOrder ? JSONObject(sortedKeys: keys, values: values) : JSONObject(members: zip(keys, values)))
+                return .object(JSONObject(keys: keys, values: values))
             default:
                 throw error("expected ',' or '}'")
             }

@@ -215,8 +215,10 @@ public struct CopyRow: Sendable, Equatable {
     private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         for position in 0..<bytes.count {
+            let byte = bytes[position]
+            if byte > 0x0D && byte != 0x5C { continue }  // the common case: nothing to escape
             let escape: UInt8
-            switch bytes[position] {
+            switch byte {
             case 0x5C: escape = 0x5C
             case 0x09: escape = UInt8(ascii: "t")
             case 0x0A: escape = UInt8(ascii: "n")
