@@ -58,6 +58,7 @@ public struct StreamIngestor {
                 while raw.count < batchSize, let item = reader.next() { raw.append(item) }
                 if raw.isEmpty { break }
                 let prepared = service.prepare(raw.map(\.parsed))
+                queue.releaseSpent()
                 queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }
             queue.finish(readError: reader.readError)
@@ -81,6 +82,7 @@ public struct StreamIngestor {
                 rejected(raw, result)
             }
             progress(totals, batch.bytesRead)
+            queue.recycle(batch, report)
         }
         if let readError = queue.readError {
             throw IngestInputError(reason: readError, totals: totals)
@@ -112,6 +114,8 @@ private final class BatchQueue: Sendable {
         var finished = false
         var cancelled = false
         var readError: String?
+        /// Appended batches and their reports, left for the reading thread to release.
+        var spent: [(ReadBatch, IngestReport)] = []
     }
 
     private let state = Mutex(State())
@@ -153,6 +157,19 @@ private final class BatchQueue: Sendable {
                 return next
             }
         }
+    }
+
+    /// Hands an appended batch over to be released on the reading thread: freeing a thousand events' objects
+    /// measured a few µs an event, time the database would otherwise wait for on the appending thread.
+    func recycle(_ batch: ReadBatch, _ report: IngestReport) {
+        state.withLock { $0.spent.append((batch, report)) }
+    }
+
+    /// Releases, on the calling thread, the batches handed over with ``recycle(_:_:)``.
+    func releaseSpent() {
+        var spent: [(ReadBatch, IngestReport)] = []
+        state.withLock { swap(&spent, &$0.spent) }
+        spent.removeAll()  // here, outside the lock
     }
 
     /// Stops the reader early (the appender failed): frees it if it waits for a slot.
