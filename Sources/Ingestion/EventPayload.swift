@@ -38,7 +38,7 @@ enum EventPayload {
             data: data.canonicalData(), metadata: metadata.canonicalData(),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
-            position: 0, eventId: event.eventId, stream: event.stream, type: event.type, metadata: metadata, data: data)
+            position: 0, version: 0, eventId: event.eventId, stream: event.stream, type: event.type, metadata: metadata, data: data)
         return (event, projected)
     }
 

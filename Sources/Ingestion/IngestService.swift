@@ -25,7 +25,6 @@ public enum IngestItem: Sendable {
 public struct PreparedBatch: Sendable {
     /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
-    fileprivate var bindingChanges: [UUID: TerminalBinding.Change]
     /// What the projections will read of each event.
     fileprivate var projected: [UUID: ProjectedEvent]
 
@@ -52,7 +51,6 @@ public struct IngestService: Sendable {
 
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
-        var bindingChanges: [UUID: TerminalBinding.Change] = [:]
         var projected: [UUID: ProjectedEvent] = [:]
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
@@ -69,18 +67,8 @@ public struct IngestService: Sendable {
                 return .rejected(IngestItemResult(eventId: value["eventId"]?.stringValue, status: .invalid, errors: failure.errors))
             case .success(let submission):
                 // Only the first item with an id can be appended (a later one is a duplicate or a conflict), so only
-                // its binding change and projection are kept.
+                // its projection is kept.
                 let firstWithThisId = projected[submission.eventId] == nil
-                switch submission.body {
-                case .terminalBound(let terminalId, let merchantId, let fix) where firstWithThisId:
-                    bindingChanges[submission.eventId] = TerminalBinding.Change(
-                        kind: .bind, terminalId: terminalId, merchantId: merchantId, at: fix.capturedAt.date)
-                case .terminalUnbound(let terminalId, let merchantId, _) where firstWithThisId:
-                    bindingChanges[submission.eventId] = TerminalBinding.Change(
-                        kind: .unbind, terminalId: terminalId, merchantId: merchantId, at: now)
-                default:
-                    break
-                }
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     let stored = try EventPayload.newEvent(
@@ -95,7 +83,7 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, bindingChanges: bindingChanges, projected: projected)
+        return PreparedBatch(items: prepared, projected: projected)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
@@ -105,7 +93,7 @@ public struct IngestService: Sendable {
         _ batch: PreparedBatch, atomic: Bool = false, cache: StreamHeadCache? = nil, on connection: Connection
     ) throws -> IngestReport {
         let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
-        let rules = LocationRules(bindingChanges: batch.bindingChanges, projected: batch.projected)
+        let rules = LocationRules(projected: batch.projected)
         let anyRejected = events.count < batch.items.count
         let appended: [AppendResult]
         if atomic && anyRejected {

@@ -9,23 +9,22 @@ import Projections
 /// (`terminal_already_bound`); unbinding it from a merchant it is not bound to is `terminal_not_bound`.
 /// Binding it again to the same merchant is a re-location and is allowed.
 struct LocationRules: AppendHooks {
-    let bindingChanges: [UUID: TerminalBinding.Change]
     /// What the projections read of each event of the batch, read while the batch was prepared.
     let projected: [UUID: ProjectedEvent]
     /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`.
     private let stored = StoredBindings()
 
-    init(bindingChanges: [UUID: TerminalBinding.Change], projected: [UUID: ProjectedEvent]) {
-        self.bindingChanges = bindingChanges
+    init(projected: [UUID: ProjectedEvent]) {
         self.projected = projected
     }
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
-        guard !bindingChanges.isEmpty else { return { _ in nil } }
-        stored.bindings = try Projector.live.bindings(of: Array(Set(bindingChanges.values.map(\.terminalId))), on: connection)
+        let changes = projected.compactMapValues(\.binding)
+        guard !changes.isEmpty else { return { _ in nil } }
+        stored.bindings = try Projector.live.bindings(of: Array(Set(changes.values.map(\.terminalId))), on: connection)
         var boundTo = stored.bindings.compactMapValues(\.merchantId)
         return { event in
-            guard let change = bindingChanges[event.eventId] else { return nil }
+            guard let change = changes[event.eventId] else { return nil }
             let current = boundTo[change.terminalId]
             switch change.kind {
             case .bind:
@@ -55,16 +54,10 @@ struct LocationRules: AppendHooks {
             guard let prepared = projected[event.eventId] else {
                 throw ProjectionError(event.position, "the appended event is not one of this batch")
             }
-            return prepared.placed(at: event.position)
+            return prepared.placed(at: event.position, version: event.version)
         }
         try Projector.live.projectHistory(placed, on: connection)
-        var changed: [String: TerminalBinding] = [:]
-        for event in events {
-            guard let change = bindingChanges[event.eventId] else { continue }
-            let previous = changed[change.terminalId] ?? stored.bindings[change.terminalId]
-            changed[change.terminalId] = TerminalBinding.after(change, version: event.version, from: previous)
-        }
-        try Projector.live.store(changed, on: connection)
+        try Projector.live.carryBindings(of: placed, stored: stored.bindings, on: connection)
     }
 }
 

@@ -3,11 +3,13 @@ import LocationEvents
 import Postgres
 
 /// What the projections take from one stored location event: its metadata (what the server read and computed,
-/// schema 1 of the ingest payload) and, for a visit, three fields of its data. Ingest builds it from the JSON
-/// it already holds; replay from the stored text. Either way the same rows follow.
+/// schema 1 of the ingest payload) and, for a visit or a terminal's bind or unbind, fields of its data. Ingest
+/// builds it from the JSON it already holds; replay from the stored text. Either way the same rows follow.
 public struct ProjectedEvent: Sendable, Equatable {
-    /// The event's position in the log; 0 while it is not appended yet (see ``placed(at:)``).
+    /// The event's position in the log and version in its stream; 0 while it is not appended yet (see
+    /// ``placed(at:version:)``).
     public private(set) var position: Int64
+    public private(set) var version: Int64
     public let eventId: UUID
     public let stream: String
     public let type: String
@@ -19,6 +21,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     let fix: Fix?
     let failure: Failure?
     let visit: Visit?
+    /// A terminal's bind or unbind.
+    public let binding: TerminalBinding.Change?
     /// The event's rows in the history tables, rendered where the event is read (off the append's critical path).
     private(set) var rows = Projector.Rows()
 
@@ -38,20 +42,24 @@ public struct ProjectedEvent: Sendable, Equatable {
         let note: String?
     }
 
-    /// The same event at its position in the log: ingest reads the JSON before the append assigns positions.
-    public func placed(at position: Int64) -> ProjectedEvent {
+    /// The same event where the log put it: ingest reads the JSON before the append assigns positions.
+    public func placed(at position: Int64, version: Int64) -> ProjectedEvent {
         var placed = self
         placed.position = position
+        placed.version = version
         return placed
     }
 
     /// The event types whose rows need fields of `data` as well as `metadata`.
-    public static let typesReadingData: Set<String> = ["VisitRecorded"]
+    public static let typesReadingData: Set<String> = ["VisitRecorded", "TerminalBound", "TerminalUnbound"]
 
     /// - Parameter data: the event's data; needed only for ``typesReadingData``.
     /// - Throws: ``ProjectionError`` when the stored JSON lacks what its type and schema promise.
-    public init(position: Int64, eventId: UUID, stream: String, type: String, metadata: JSONValue, data: JSONValue?) throws {
+    public init(
+        position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: JSONValue, data: JSONValue?
+    ) throws {
         self.position = position
+        self.version = version
         self.eventId = eventId
         self.stream = stream
         self.type = type
@@ -90,8 +98,15 @@ public struct ProjectedEvent: Sendable, Equatable {
         if (fix != nil || failure != nil) && capturedAt == nil {
             throw ProjectionError(position, "metadata.capturedAt is missing")
         }
-        if Self.typesReadingData.contains(type) {
-            guard let data else { throw ProjectionError(position, "a visit needs its data") }
+        let kind: TerminalBinding.Change.Kind? = switch type {
+        case "TerminalBound": .bind
+        case "TerminalUnbound": .unbind
+        default: nil
+        }
+        if Self.typesReadingData.contains(type), data == nil {
+            throw ProjectionError(position, "a \(type) event needs its data")
+        }
+        if type == "VisitRecorded", let data {
             visit = Visit(
                 merchantId: try fields.string(data["merchantId"], "data.merchantId"),
                 visitorId: try fields.string(data["visitorId"], "data.visitorId"),
@@ -99,13 +114,25 @@ public struct ProjectedEvent: Sendable, Equatable {
         } else {
             visit = nil
         }
+        if let kind, let data {
+            // A bind carries a fix and so a capture time; an unbind has only the receive time.
+            let at = try fields.string(metadata["capturedAt"] ?? metadata["receivedAt"], "metadata.receivedAt")
+            guard let time = try? Date(postgresText: at) else {
+                throw ProjectionError(position, "metadata time \(at) is not a timestamp")
+            }
+            binding = TerminalBinding.Change(
+                kind: kind, terminalId: entityId, merchantId: try fields.string(data["merchantId"], "data.merchantId"),
+                at: time)
+        } else {
+            binding = nil
+        }
         rows = Projector.rows(of: self)
     }
 }
 
 /// A stored event the projections cannot read: names its position.
 public struct ProjectionError: Error, CustomStringConvertible {
-    /// The event's position in the log; 0 while it is not appended yet (see ``placed(at:)``).
+    /// The event's position in the log; 0 while it is not appended yet.
     public private(set) var position: Int64
     public let reason: String
 

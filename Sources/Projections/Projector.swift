@@ -4,13 +4,12 @@ import Postgres
 
 /// Writes what a batch of events adds to the read models.
 ///
-/// One code path for the history tables in both uses: after an append, in its transaction, with the events just
-/// written (built from the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built
-/// from the stored text). History rows are keyed by position, so they come out the same whatever order the events
-/// arrived in and however the log is cut into batches. Terminal bindings follow each terminal's stream in order:
-/// the append carries the stored binding forward one change at a time (``TerminalBinding/after(_:version:from:)``);
-/// replay, whose chunks split streams, recomputes each from the whole stream. Tests hold the two equal. Current
-/// positions are read from the history by capture time (``CurrentState``), so there is nothing to reorder.
+/// One code path for both uses: after an append, in its transaction, with the events just written (built from
+/// the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built from the stored
+/// text). The tables come out the same whatever order the events arrived in and however the log is cut into
+/// batches: history rows are keyed by position, and each terminal's binding is carried forward over its binds and
+/// unbinds in stream order (``TerminalBinding``). Current positions are read from the history by capture time
+/// (``CurrentState``), so there is nothing to reorder.
 public struct Projector: Sendable {
     /// The schema written: `projections`, or replay's fresh copy.
     let schema: String
@@ -28,30 +27,15 @@ public struct Projector: Sendable {
 
     public func project(_ events: [ProjectedEvent], on connection: Connection) throws {
         try projectHistory(events, on: connection)
-        let bindings = Set(events.filter { Self.bindingTypes.contains($0.type) }.map(\.stream))
-        if !bindings.isEmpty {
-            try connection.query(updateBindings, [bindings.sorted()])
-        }
+        try carryBindings(of: events, on: connection)
     }
 
-    static let bindingTypes: Set<String> = ["TerminalBound", "TerminalUnbound"]
-
     /// The history tables alone (fixes, failures, visits): rows keyed by position, so chunks of the log can be
-    /// written side by side. Replay does so, then ``updateAllBindings(on:)`` once.
+    /// written side by side. Replay does so, and carries the bindings forward once all chunks are read.
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: \.rows.fix, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: \.rows.failure, on: connection)
         try copy(events, into: "visits", columns: Self.visitColumns, row: \.rows.visit, on: connection)
-    }
-
-    /// The binding of every terminal ever bound or unbound, recomputed from the log, 10,000 terminals a statement.
-    func updateAllBindings(on connection: Connection) throws {
-        let streams = try connection.query(
-            "SELECT DISTINCT stream FROM events WHERE type IN ('TerminalBound', 'TerminalUnbound') ORDER BY stream"
-        ).map { try $0.decode(0, as: String.self) }
-        for start in stride(from: 0, to: streams.count, by: 10_000) {
-            try connection.query(updateBindings, [Array(streams[start..<min(start + 10_000, streams.count)])])
-        }
     }
 
     /// COPYs the rows the events have for a table, each followed by the event's position.
@@ -136,7 +120,7 @@ public struct Projector: Sendable {
     static func read(_ range: ClosedRange<Int64>, on connection: Connection) throws -> [ProjectedEvent] {
         try connection.query(
             """
-            SELECT position, event_id, stream, type, metadata::text,
+            SELECT position, version, event_id, stream, type, metadata::text,
                    CASE WHEN type = ANY($3::text[]) THEN data::text END
             FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position
             """, [range.lowerBound, range.upperBound, ProjectedEvent.typesReadingData.sorted()]
@@ -144,61 +128,12 @@ public struct Projector: Sendable {
             let position = try row.decode(0, as: Int64.self)
             do {
                 return try ProjectedEvent(
-                    position: position, eventId: try row.decode(1), stream: try row.decode(2), type: try row.decode(3),
-                    metadata: try JSONValue(parsing: Data(try row.decode(4, as: String.self).utf8)),
-                    data: try row.decode(5, as: String?.self).map { try JSONValue(parsing: Data($0.utf8)) })
+                    position: position, version: try row.decode(1), eventId: try row.decode(2), stream: try row.decode(3),
+                    type: try row.decode(4), metadata: try JSONValue(parsing: Data(try row.decode(5, as: String.self).utf8)),
+                    data: try row.decode(6, as: String?.self).map { try JSONValue(parsing: Data($0.utf8)) })
             } catch let error as JSONValueError {
                 throw ProjectionError(position, "\(error)")
             }
         }
-    }
-
-    /// Writes the rows `select` yields, in the columns of `terminals`, over the stored ones.
-    func bindingsWritten(by select: String) -> String {
-        """
-        INSERT INTO \(schema).terminals (terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at)
-        \(select)
-        ON CONFLICT (terminal_id) DO UPDATE SET
-            merchant_id = excluded.merchant_id, bound_since = excluded.bound_since,
-            last_merchant_id = excluded.last_merchant_id, binding_version = excluded.binding_version,
-            unbound_at = excluded.unbound_at
-        """
-    }
-
-    /// The binding of every terminal bound or unbound in the batch, recomputed from its whole stream: the last
-    /// bind/unbind decides; "bound since" is the first bind after the last unbind (binding again to the same
-    /// merchant, to re-locate it, does not restart it).
-    private var updateBindings: String {
-        """
-        WITH changes AS (
-            -- One index probe per terminal stream: OFFSET 0 keeps the planner from turning this into a hash join
-            -- over every bind and unbind of the log, which it does while the table has no statistics yet.
-            SELECT t.stream, e.version, e.type, e.data ->> 'merchantId' AS merchant_id,
-                   coalesce(e.metadata ->> 'capturedAt', e.metadata ->> 'receivedAt')::timestamptz AS at
-            FROM unnest($1::text[]) AS t (stream)
-            CROSS JOIN LATERAL (
-                SELECT version, type, data, metadata FROM events
-                WHERE events.stream = t.stream AND events.type IN ('TerminalBound', 'TerminalUnbound')
-                OFFSET 0
-            ) e
-        ), last_change AS (
-            SELECT DISTINCT ON (stream) * FROM changes ORDER BY stream, version DESC
-        ), last_unbind AS (
-            SELECT stream, max(version) AS version FROM changes WHERE type = 'TerminalUnbound' GROUP BY stream
-        ), since AS (
-            SELECT c.stream, min(c.at) AS at
-            FROM changes c LEFT JOIN last_unbind u ON u.stream = c.stream
-            WHERE c.type = 'TerminalBound' AND c.version > coalesce(u.version, -1)
-            GROUP BY c.stream
-        )
-        \(bindingsWritten(by: """
-            SELECT substr(l.stream, strpos(l.stream, '-') + 1),
-                   CASE WHEN l.type = 'TerminalBound' THEN l.merchant_id END,
-                   CASE WHEN l.type = 'TerminalBound' THEN s.at END,
-                   l.merchant_id, l.version,
-                   CASE WHEN l.type = 'TerminalUnbound' THEN l.at END
-            FROM last_change l LEFT JOIN since s ON s.stream = l.stream
-            """))
-        """
     }
 }

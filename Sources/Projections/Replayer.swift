@@ -7,8 +7,8 @@ import Synchronization
 /// see the old tables until the new ones are complete.
 ///
 /// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the history
-/// rows of one chunk do not depend on another's), then recomputes every terminal's binding in one pass and builds
-/// the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
+/// rows of one chunk do not depend on another's), then carries every terminal's binding forward in one pass and
+/// builds the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
 /// what was appended since and swaps the schemas, so nothing appended is missed. One replay runs at a time.
 public struct Replayer: Sendable {
     let chunkSize: Int64
@@ -39,8 +39,9 @@ public struct Replayer: Sendable {
         defer { _ = try? coordinator.query("SELECT pg_advisory_unlock($1)", [Self.replayLockKey]) }
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
-        try projectInParallel(through: start, configuration: configuration, progress: progress)
-        try Projector(schema: RebuildSchema.name).updateAllBindings(on: coordinator)
+        let bindingEvents = try projectInParallel(through: start, configuration: configuration, progress: progress)
+        try Projector(schema: RebuildSchema.name).carryBindings(
+            of: bindingEvents.sorted { $0.position < $1.position }, stored: [:], on: coordinator)
         // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
         try rebuild.buildIndexes(on: coordinator)
         return try coordinator.transaction { transaction in
@@ -54,10 +55,14 @@ public struct Replayer: Sendable {
         }
     }
 
-    /// Projects positions 1...head into the rebuild schema, chunk by chunk, each chunk in its own transaction.
+    /// Writes the history tables for positions 1...head into the rebuild schema, chunk by chunk, each chunk in its
+    /// own transaction.
+    /// - Returns: the binds and unbinds read, in no particular order: a terminal's may span chunks, so its binding
+    ///   is carried forward once all are in.
     private func projectInParallel(
         through head: Int64, configuration: PostgresConfiguration, progress: @escaping @Sendable (Int64, Int64) -> Void
-    ) throws {
+    ) throws -> [ProjectedEvent] {
+        let bindingEvents = Mutex<[ProjectedEvent]>([])
         let next = Mutex<Int64>(0)
         let done = Mutex<Int64>(0)
         let failures = Mutex<[any Error]>([])
@@ -78,9 +83,13 @@ public struct Replayer: Sendable {
                         }
                         guard first <= head else { break }
                         let range = first...min(first + chunkSize - 1, head)
-                        try connection.transaction { transaction in
-                            try projector.projectHistory(try Projector.read(range, on: transaction), on: transaction)
+                        let events = try connection.transaction { transaction in
+                            let events = try Projector.read(range, on: transaction)
+                            try projector.projectHistory(events, on: transaction)
+                            return events
                         }
+                        let binds = events.filter { $0.binding != nil }
+                        bindingEvents.withLock { $0 += binds }
                         done.withLock { count in
                             count += Int64(range.count)
                             progress(count, head)
@@ -95,6 +104,7 @@ public struct Replayer: Sendable {
         }
         finished.wait()
         if let failure = failures.withLock({ $0.first }) { throw failure }
+        return bindingEvents.withLock { $0 }
     }
 }
 

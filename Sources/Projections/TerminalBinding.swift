@@ -15,26 +15,17 @@ public struct TerminalBinding: Sendable, Equatable {
     public var unboundAt: Date?
 
     /// One bind or unbind, as appended.
-    public struct Change: Sendable {
-        public enum Kind: Sendable { case bind, unbind }
+    public struct Change: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable { case bind, unbind }
         public let kind: Kind
         public let terminalId: String
         public let merchantId: String
         /// The fix's capture time for a bind; the receive time for an unbind, which carries no fix.
         public let at: Date
-
-        public init(kind: Kind, terminalId: String, merchantId: String, at: Date) {
-            self.kind = kind
-            self.terminalId = terminalId
-            self.merchantId = merchantId
-            self.at = at
-        }
     }
 
     /// The binding after `change`, appended at `version` of the terminal's stream (nil: the terminal had none).
-    /// The same rule as the recomputation from the whole stream that replay runs (`Projector`), applied one event
-    /// at a time.
-    public static func after(_ change: Change, version: Int64, from previous: TerminalBinding?) -> TerminalBinding {
+    static func after(_ change: Change, version: Int64, from previous: TerminalBinding?) -> TerminalBinding {
         switch change.kind {
         case .bind:
             let stillBound = previous?.merchantId == change.merchantId
@@ -50,6 +41,22 @@ public struct TerminalBinding: Sendable, Equatable {
 }
 
 extension Projector {
+    /// Carries the bindings of the events' terminals forward over their binds and unbinds, which must come in
+    /// stream order (position order does), and writes the changed ones.
+    /// - Parameter stored: the bindings as stored before these events, when already read; read here otherwise.
+    public func carryBindings(of events: [ProjectedEvent], stored: [String: TerminalBinding]? = nil, on connection: Connection) throws {
+        let changes = events.filter { $0.binding != nil }
+        guard !changes.isEmpty else { return }
+        let before = try stored ?? bindings(of: Array(Set(changes.map(\.entityId))), on: connection)
+        var changed: [String: TerminalBinding] = [:]
+        for event in changes {
+            guard let change = event.binding else { continue }
+            changed[change.terminalId] = TerminalBinding.after(
+                change, version: event.version, from: changed[change.terminalId] ?? before[change.terminalId])
+        }
+        try store(changed, on: connection)
+    }
+
     /// The stored bindings of these terminals (those that have one).
     public func bindings(of terminalIds: [String], on connection: Connection) throws -> [String: TerminalBinding] {
         var bindings: [String: TerminalBinding] = [:]
@@ -66,15 +73,24 @@ extension Projector {
         return bindings
     }
 
-    /// Writes bindings over the stored ones.
-    public func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
-        guard !bindings.isEmpty else { return }
+    /// Writes bindings over the stored ones, 10,000 terminals a statement.
+    private func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
         let terminals = bindings.keys.sorted()
-        let rows = terminals.map { bindings[$0]! }
-        try connection.query(
-            bindingsWritten(
-                by: "SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[], $6::timestamptz[])"),
-            [terminals, rows.map(\.merchantId), rows.map(\.boundSince), rows.map(\.lastMerchantId), rows.map(\.version),
-             rows.map(\.unboundAt)])
+        for start in stride(from: 0, to: terminals.count, by: 10_000) {
+            let slice = Array(terminals[start..<min(start + 10_000, terminals.count)])
+            let rows = slice.map { bindings[$0]! }
+            try connection.query(
+                """
+                INSERT INTO \(schema).terminals
+                    (terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[], $6::timestamptz[])
+                ON CONFLICT (terminal_id) DO UPDATE SET
+                    merchant_id = excluded.merchant_id, bound_since = excluded.bound_since,
+                    last_merchant_id = excluded.last_merchant_id, binding_version = excluded.binding_version,
+                    unbound_at = excluded.unbound_at
+                """,
+                [slice, rows.map(\.merchantId), rows.map(\.boundSince), rows.map(\.lastMerchantId), rows.map(\.version),
+                 rows.map(\.unboundAt)])
+        }
     }
 }
