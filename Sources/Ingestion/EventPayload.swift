@@ -31,57 +31,90 @@ enum EventPayload {
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
-        let data = JSONValue.object(sent)
-        let metadata = metadata(submission, assessment: assessment, receivedAt: receivedAt)
+        let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: data.canonicalData(), metadata: metadata.canonicalData(),
+            data: JSONValue.object(sent).canonicalData(),
+            metadata: Data(metadata(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt)),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
-            position: 0, version: 0, eventId: event.eventId, stream: event.stream, type: event.type, metadata: metadata, data: data)
+            eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
+            app: submission.actor.app, fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
+            failure: submission.body.failure.map {
+                ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: String($0.errorCode), category: $0.category.rawValue)
+            },
+            visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
         return (event, projected)
     }
 
-    static func metadata(_ submission: Submission, assessment: FixAssessment?, receivedAt: String) -> JSONValue {
-        var members: JSONObject = ["schema": .number(Double(schema)), "receivedAt": .string(receivedAt)]
-        members["app"] = submission.actor.app.map(JSONValue.string)
-        if let fix = submission.body.fix, let assessment {
-            members["capturedAt"] = .string(fix.capturedAt.date.postgresText)
-            guard case .object(var assessed) = json(assessment) else { return .object(members) }
-            assessed["provider"] = .string(fix.provider.rawValue)
-            assessed["horizontalAccuracy"] = .number(fix.horizontalAccuracy)
-            assessed["accuracyAuthorization"] = .string(fix.accuracyAuthorization?.rawValue ?? "unknown")
-            assessed["adcode"] = fix.address?.adcode.map(JSONValue.string)
-            members["fix"] = .object(assessed)
-        }
-        if case .locationFailed(let failure) = submission.body {
-            members["capturedAt"] = .string(failure.capturedAt.date.postgresText)
-            members["failure"] = .object([
-                "category": .string(failure.category.rawValue),
-                "description": .string(ProviderErrorCatalogue.description(provider: failure.provider, code: failure.errorCode)),
-                "provider": .string(failure.provider.rawValue),
-                "errorCode": .number(Double(failure.errorCode)),
-            ])
-        }
-        return .object(members)
+    /// What the history keeps of a fix: the same values as the metadata's `fix` member.
+    private static func historyFix(_ fix: Fix, _ assessment: FixAssessment) -> ProjectedEvent.Fix {
+        ProjectedEvent.Fix(
+            lat: assessment.wgs84.latitude, lon: assessment.wgs84.longitude, horizontalAccuracy: fix.horizontalAccuracy,
+            authorization: fix.accuracyAuthorization?.rawValue ?? "unknown", accuracy: assessment.accuracy.rawValue,
+            provider: fix.provider.rawValue, region: assessment.region.rawValue, nearBoundary: assessment.nearBoundary,
+            claimMismatch: assessment.claimMismatch, adcode: fix.address?.adcode)
     }
 
-    static func json(_ assessment: FixAssessment) -> JSONValue {
-        func point(_ coordinate: Coordinate) -> JSONValue {
-            .object(["lat": .number(coordinate.latitude), "lon": .number(coordinate.longitude)])
+    private static func visit(of body: SubmissionBody) -> ProjectedEvent.Visit? {
+        guard case .visitRecorded(_, let merchantId, let visitorId, _, let note) = body else { return nil }
+        return ProjectedEvent.Visit(merchantId: merchantId, visitorId: visitorId, note: note)
+    }
+
+    private static func boundMerchantId(of body: SubmissionBody) -> String? {
+        switch body {
+        case .terminalBound(_, let merchantId, _), .terminalUnbound(_, let merchantId, _): merchantId
+        default: nil
         }
-        var members: JSONObject = [
-            "wgs84": point(assessment.wgs84), "gcj02": point(assessment.gcj02),
-            "datum": .string(assessment.datum.rawValue), "datumInferred": .bool(assessment.datumInferred),
-            "region": .string(assessment.region.rawValue), "nearBoundary": .bool(assessment.nearBoundary),
-            "inRegion": .bool(assessment.inRegion), "claimMismatch": .bool(assessment.claimMismatch),
-            "boundaryVersion": .string(assessment.boundaryVersion), "accuracy": .string(assessment.accuracy.rawValue),
-            "flags": .array(assessment.flags.map(JSONValue.string)),
-        ]
-        if let inference = assessment.datumInference {
-            members["datumInference"] = .string(inference.rawValue)
+    }
+
+    /// The metadata's canonical JSON bytes, written member by member in canonical order.
+    /// - Parameter capturedAt: the fix's or the failure's, as `timestamptz` text.
+    static func metadata(_ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String) -> [UInt8] {
+        let fix = submission.body.fix.flatMap { fix in assessment.map { (fix, $0) } }
+        var writer = CanonicalObjectWriter(capacity: 640)
+        writer.string("app", ifPresent: submission.actor.app)
+        writer.string("capturedAt", ifPresent: capturedAt)
+        if let failure = submission.body.failure {
+            writer.object("failure") { members in
+                members.string("category", failure.category.rawValue)
+                members.string("description", ProviderErrorCatalogue.description(provider: failure.provider, code: failure.errorCode))
+                members.number("errorCode", Double(failure.errorCode))
+                members.string("provider", failure.provider.rawValue)
+            }
         }
-        return .object(members)
+        if let (fix, assessment) = fix {
+            writer.object("fix") { members in write(fix, assessment, into: &members) }
+        }
+        writer.string("receivedAt", receivedAt)
+        writer.number("schema", Double(schema))
+        return writer.finish()
+    }
+
+    /// The `fix` member: the assessment, with the inputs it was computed from.
+    private static func write(_ fix: Fix, _ assessment: FixAssessment, into members: inout CanonicalObjectWriter) {
+        func point(_ coordinate: Coordinate) -> (inout CanonicalObjectWriter) -> Void {
+            { point in
+                point.number("lat", coordinate.latitude)
+                point.number("lon", coordinate.longitude)
+            }
+        }
+        members.string("accuracy", assessment.accuracy.rawValue)
+        members.string("accuracyAuthorization", fix.accuracyAuthorization?.rawValue ?? "unknown")
+        members.string("adcode", ifPresent: fix.address?.adcode)
+        members.string("boundaryVersion", assessment.boundaryVersion)
+        members.bool("claimMismatch", assessment.claimMismatch)
+        members.string("datum", assessment.datum.rawValue)
+        members.string("datumInference", ifPresent: assessment.datumInference?.rawValue)
+        members.bool("datumInferred", assessment.datumInferred)
+        members.strings("flags", assessment.flags)
+        members.object("gcj02", point(assessment.gcj02))
+        members.number("horizontalAccuracy", fix.horizontalAccuracy)
+        members.bool("inRegion", assessment.inRegion)
+        members.bool("nearBoundary", assessment.nearBoundary)
+        members.string("provider", fix.provider.rawValue)
+        members.string("region", assessment.region.rawValue)
+        members.object("wgs84", point(assessment.wgs84))
     }
 
     static func expectedVersion(_ expected: LocationEvents.ExpectedVersion?) -> EventStore.ExpectedVersion {

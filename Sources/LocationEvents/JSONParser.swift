@@ -14,14 +14,17 @@ struct JSONParser {
     private var depth = 0
 
     static func parse(_ data: Data) throws -> JSONValue {
-        try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
-            parser.skipWhitespace()
-            let value = try parser.parseValue()
-            parser.skipWhitespace()
-            guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
-            return value
-        }
+        try data.withUnsafeBytes { try parse($0.bindMemory(to: UInt8.self), keeping: nil) }
+    }
+
+    /// - Parameter shape: the members to build; the others are checked and skipped. Nil builds everything.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, keeping shape: JSONShape?) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(keeping: shape)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return value
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -43,10 +46,10 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws -> JSONValue {
+    private mutating func parseValue(keeping shape: JSONShape? = nil) throws -> JSONValue {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
-        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "{"): return try parseObject(keeping: shape)
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
@@ -71,7 +74,7 @@ struct JSONParser {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
     }
 
-    private mutating func parseObject() throws -> JSONValue {
+    private mutating func parseObject(keeping shape: JSONShape?) throws -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -85,13 +88,24 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
-            let key = try parseString()
+            let wanted: JSONShape.Member?
+            let key: String
+            if let shape {
+                (key, wanted) = try memberName(in: shape)
+            } else {
+                key = try parseString()
+                wanted = nil
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            keys.append(key)
-            values.append(try parseValue())
+            if shape == nil || wanted != nil {
+                keys.append(key)
+                values.append(try parseValue(keeping: wanted?.shape))
+            } else {
+                try skipValue()
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -103,6 +117,90 @@ struct JSONParser {
                 throw error("expected ',' or '}'")
             }
         }
+    }
+
+    /// Reads a member name and finds it in `shape`. Names without escapes are compared as bytes, and made into a
+    /// string only when wanted.
+    private mutating func memberName(in shape: JSONShape) throws -> (String, JSONShape.Member?) {
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20, bytes[end] < 0x80 {
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+            var name = try parseString()
+            return (name, name.withUTF8 { shape.member(named: $0) })
+        }
+        let raw = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+        guard let member = shape.member(named: raw) else {
+            index = end + 1
+            return ("", nil)
+        }
+        index = end + 1
+        return (member.name, member)
+    }
+
+    /// Passes over a value without building it, checking that it is well formed.
+    private mutating func skipValue() throws {
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            try skipString()
+        case UInt8(ascii: "t"): try expect("true")
+        case UInt8(ascii: "f"): try expect("false")
+        case UInt8(ascii: "n"): try expect("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            _ = try parseNumber()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            try enter()
+            defer { depth -= 1 }
+            let isObject = byte == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            index += 1
+            skipWhitespace()
+            if current == close {
+                index += 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if isObject {
+                    guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                    try skipString()
+                    skipWhitespace()
+                    guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+                    index += 1
+                    skipWhitespace()
+                }
+                try skipValue()
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case close: index += 1; return
+                default: throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+            }
+        default:
+            throw error("unexpected character")
+        }
+    }
+
+    /// A string without escapes or non-ASCII bytes is checked in place; any other goes through ``parseString()``.
+    private mutating func skipString() throws {
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                index = end + 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
+            guard byte >= 0x20 else {
+                index = end
+                throw error("control character in a string")
+            }
+            end += 1
+        }
+        _ = try parseString()
     }
 
     private mutating func parseArray() throws -> JSONValue {

@@ -62,7 +62,7 @@ extension JSONValue {
         return text
     }
 
-    private static func writeString(_ string: String, into out: inout [UInt8]) {
+    static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         let plain = string.withUTF8 { bytes in

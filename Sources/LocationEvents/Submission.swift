@@ -68,6 +68,11 @@ public enum SubmissionBody: Sendable, Hashable {
             return nil
         }
     }
+
+    /// The failed attempt, for `LocationFailed`.
+    public var failure: LocationFailure? {
+        if case .locationFailed(let failure) = self { failure } else { nil }
+    }
 }
 
 /// The app tried to locate and failed.

@@ -98,6 +98,20 @@ public struct Row: Sendable {
         }
     }
 
+    /// The column's text as bytes, valid only inside `body`; nil for SQL NULL. For a reader that parses the text
+    /// itself, without a `String` in between.
+    public func withBytes<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) throws -> R {
+        try check(column)
+        let column32 = Int32(column)
+        guard PQgetisnull(handle.result, index, column32) == 0, let value = PQgetvalue(handle.result, index, column32) else {
+            return try body(nil)
+        }
+        let length = Int(PQgetlength(handle.result, index, column32))
+        return try value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            try body(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+
     /// The value of the column named `name` (exactly as the result names it).
     public func decode<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         try decode(columnIndex(name), as: type)

@@ -26,20 +26,39 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The event's rows in the history tables, rendered where the event is read (off the append's critical path).
     private(set) var rows = Projector.Rows()
 
-    struct Fix: Sendable, Equatable {
+    /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it.
+    public struct Fix: Sendable, Equatable {
         let lat, lon, horizontalAccuracy: Double
         let authorization, accuracy, provider, region: String
         let nearBoundary, claimMismatch: Bool
         let adcode: String?
+
+        public init(
+            lat: Double, lon: Double, horizontalAccuracy: Double, authorization: String, accuracy: String, provider: String,
+            region: String, nearBoundary: Bool, claimMismatch: Bool, adcode: String?
+        ) {
+            (self.lat, self.lon, self.horizontalAccuracy) = (lat, lon, horizontalAccuracy)
+            (self.authorization, self.accuracy, self.provider, self.region) = (authorization, accuracy, provider, region)
+            (self.nearBoundary, self.claimMismatch, self.adcode) = (nearBoundary, claimMismatch, adcode)
+        }
     }
 
-    struct Failure: Sendable, Equatable {
+    public struct Failure: Sendable, Equatable {
         let provider, errorCode, category: String
+
+        /// - Parameter errorCode: the provider's code, as text.
+        public init(provider: String, errorCode: String, category: String) {
+            (self.provider, self.errorCode, self.category) = (provider, errorCode, category)
+        }
     }
 
-    struct Visit: Sendable, Equatable {
+    public struct Visit: Sendable, Equatable {
         let merchantId, visitorId: String
         let note: String?
+
+        public init(merchantId: String, visitorId: String, note: String?) {
+            (self.merchantId, self.visitorId, self.note) = (merchantId, visitorId, note)
+        }
     }
 
     /// The same event where the log put it: ingest reads the JSON before the append assigns positions.
@@ -53,10 +72,116 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The event types whose rows need fields of `data` as well as `metadata`.
     public static let typesReadingData: Set<String> = ["VisitRecorded", "TerminalBound", "TerminalUnbound"]
 
+    /// Reads the event from its stored JSON bytes: ingest from the bytes it is about to store, replay from the log.
+    /// Only the members the projections use are built (``metadataShape``, ``dataShape``).
     /// - Parameter data: the event's data; needed only for ``typesReadingData``.
     /// - Throws: ``ProjectionError`` when the stored JSON lacks what its type and schema promise.
     public init(
+        position: Int64, version: Int64, eventId: UUID, stream: String, type: String,
+        metadata: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>?
+    ) throws {
+        let (metadata, data) = try Self.parse(position: position, type: type, metadata: metadata, data: data)
+        try self.init(
+            position: position, version: version, eventId: eventId, stream: stream, type: type, metadata: metadata, data: data)
+    }
+
+    public init(position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: Data, data: Data?) throws {
+        let (metadata, data) = try metadata.withUnsafeBytes { metadata in
+            try Self.withOptionalBytes(data) { data in
+                try Self.parse(position: position, type: type, metadata: metadata.bindMemory(to: UInt8.self), data: data)
+            }
+        }
+        try self.init(
+            position: position, version: version, eventId: eventId, stream: stream, type: type, metadata: metadata, data: data)
+    }
+
+    private static func parse(
+        position: Int64, type: String, metadata: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>?
+    ) throws -> (JSONValue, JSONValue?) {
+        do {
+            let data = typesReadingData.contains(type) ? try data.map { try JSONValue(parsing: $0, keeping: dataShape) } : nil
+            return (try JSONValue(parsing: metadata, keeping: metadataShape), data)
+        } catch let error as JSONValueError {
+            throw ProjectionError(position, "\(error)")
+        }
+    }
+
+    private static func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        guard let data else { return try body(nil) }
+        return try data.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The members of the metadata (schema 1) that the projections read.
+    static let metadataShape = JSONShape([
+        "schema": nil, "app": nil, "capturedAt": nil, "receivedAt": nil,
+        "fix": JSONShape([
+            "wgs84": nil, "horizontalAccuracy": nil, "accuracyAuthorization": nil, "accuracy": nil, "provider": nil,
+            "region": nil, "nearBoundary": nil, "claimMismatch": nil, "adcode": nil,
+        ]),
+        "failure": JSONShape(["provider": nil, "errorCode": nil, "category": nil]),
+    ])
+
+    /// The members of the data of ``typesReadingData`` that the projections read.
+    static let dataShape = JSONShape(["merchantId": nil, "visitorId": nil, "note": nil])
+
+    /// Reads what the projections use from the parsed metadata and data.
+    private init(
         position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: JSONValue, data: JSONValue?
+    ) throws {
+        let fields = FieldReader(position: position)
+        guard metadata["schema"]?.numberValue == 1 else {
+            throw ProjectionError(position, "metadata schema \(metadata["schema"].map { "\($0)" } ?? "missing") is not one this version reads")
+        }
+        var fix: Fix?
+        if let read = metadata["fix"] {
+            fix = Fix(
+                lat: try fields.number(read["wgs84"]?["lat"], "metadata.fix.wgs84.lat"),
+                lon: try fields.number(read["wgs84"]?["lon"], "metadata.fix.wgs84.lon"),
+                horizontalAccuracy: try fields.number(read["horizontalAccuracy"], "metadata.fix.horizontalAccuracy"),
+                authorization: try fields.string(read["accuracyAuthorization"], "metadata.fix.accuracyAuthorization"),
+                accuracy: try fields.string(read["accuracy"], "metadata.fix.accuracy"),
+                provider: try fields.string(read["provider"], "metadata.fix.provider"),
+                region: try fields.string(read["region"], "metadata.fix.region"),
+                nearBoundary: try fields.bool(read["nearBoundary"], "metadata.fix.nearBoundary"),
+                claimMismatch: try fields.bool(read["claimMismatch"], "metadata.fix.claimMismatch"),
+                adcode: read["adcode"]?.stringValue)
+        }
+        var failure: Failure?
+        if let read = metadata["failure"] {
+            failure = Failure(
+                provider: try fields.string(read["provider"], "metadata.failure.provider"),
+                errorCode: String(Int64(try fields.number(read["errorCode"], "metadata.failure.errorCode"))),
+                category: try fields.string(read["category"], "metadata.failure.category"))
+        }
+        if Self.typesReadingData.contains(type), data == nil {
+            throw ProjectionError(position, "a \(type) event needs its data")
+        }
+        var visit: Visit?
+        if type == "VisitRecorded", let data {
+            visit = Visit(
+                merchantId: try fields.string(data["merchantId"], "data.merchantId"),
+                visitorId: try fields.string(data["visitorId"], "data.visitorId"),
+                note: data["note"]?.stringValue)
+        }
+        var boundMerchantId: String?
+        if Self.bindingKind(of: type) != nil {
+            boundMerchantId = try fields.string(data?["merchantId"], "data.merchantId")
+        }
+        try self.init(
+            position: position, version: version, eventId: eventId, stream: stream, type: type,
+            capturedAt: metadata["capturedAt"]?.stringValue, receivedAt: metadata["receivedAt"]?.stringValue,
+            app: metadata["app"]?.stringValue, fix: fix, failure: failure, visit: visit, boundMerchantId: boundMerchantId)
+    }
+
+    /// The event from what its metadata and data hold, already read: ingest passes what it computed for the
+    /// metadata it is about to store; replay what it read back from the log.
+    /// - Parameters:
+    ///   - capturedAt: `timestamptz` text (UTC), as in the metadata; required with a fix or a failure.
+    ///   - receivedAt: `timestamptz` text (UTC), as in the metadata; the time of an unbind.
+    ///   - boundMerchantId: the merchant of a bind or unbind (`data.merchantId`); required for those.
+    public init(
+        position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
+        receivedAt: String?, app: String?, fix: Fix?, failure: Failure?, visit: Visit?, boundMerchantId: String?
     ) throws {
         self.position = position
         self.version = version
@@ -66,67 +191,34 @@ public struct ProjectedEvent: Sendable, Equatable {
         guard let dash = stream.firstIndex(of: "-") else { throw ProjectionError(position, "stream \(stream) has no category") }
         entityKind = String(stream[..<dash])
         entityId = String(stream[stream.index(after: dash)...])
-        let fields = FieldReader(position: position)
-        guard metadata["schema"]?.numberValue == 1 else {
-            throw ProjectionError(position, "metadata schema \(metadata["schema"].map { "\($0)" } ?? "missing") is not one this version reads")
-        }
-        capturedAt = metadata["capturedAt"]?.stringValue
-        app = metadata["app"]?.stringValue
-        if let fix = metadata["fix"] {
-            self.fix = Fix(
-                lat: try fields.number(fix["wgs84"]?["lat"], "metadata.fix.wgs84.lat"),
-                lon: try fields.number(fix["wgs84"]?["lon"], "metadata.fix.wgs84.lon"),
-                horizontalAccuracy: try fields.number(fix["horizontalAccuracy"], "metadata.fix.horizontalAccuracy"),
-                authorization: try fields.string(fix["accuracyAuthorization"], "metadata.fix.accuracyAuthorization"),
-                accuracy: try fields.string(fix["accuracy"], "metadata.fix.accuracy"),
-                provider: try fields.string(fix["provider"], "metadata.fix.provider"),
-                region: try fields.string(fix["region"], "metadata.fix.region"),
-                nearBoundary: try fields.bool(fix["nearBoundary"], "metadata.fix.nearBoundary"),
-                claimMismatch: try fields.bool(fix["claimMismatch"], "metadata.fix.claimMismatch"),
-                adcode: fix["adcode"]?.stringValue)
-        } else {
-            fix = nil
-        }
-        if let failure = metadata["failure"] {
-            self.failure = Failure(
-                provider: try fields.string(failure["provider"], "metadata.failure.provider"),
-                errorCode: String(Int64(try fields.number(failure["errorCode"], "metadata.failure.errorCode"))),
-                category: try fields.string(failure["category"], "metadata.failure.category"))
-        } else {
-            failure = nil
-        }
+        self.capturedAt = capturedAt
+        self.app = app
+        self.fix = fix
+        self.failure = failure
+        self.visit = visit
         if (fix != nil || failure != nil) && capturedAt == nil {
             throw ProjectionError(position, "metadata.capturedAt is missing")
         }
-        let kind: TerminalBinding.Change.Kind? = switch type {
-        case "TerminalBound": .bind
-        case "TerminalUnbound": .unbind
-        default: nil
-        }
-        if Self.typesReadingData.contains(type), data == nil {
-            throw ProjectionError(position, "a \(type) event needs its data")
-        }
-        if type == "VisitRecorded", let data {
-            visit = Visit(
-                merchantId: try fields.string(data["merchantId"], "data.merchantId"),
-                visitorId: try fields.string(data["visitorId"], "data.visitorId"),
-                note: data["note"]?.stringValue)
-        } else {
-            visit = nil
-        }
-        if let kind, let data {
+        if let kind = Self.bindingKind(of: type) {
+            guard let boundMerchantId else { throw ProjectionError(position, "data.merchantId is missing") }
             // A bind carries a fix and so a capture time; an unbind has only the receive time.
-            let at = try fields.string(metadata["capturedAt"] ?? metadata["receivedAt"], "metadata.receivedAt")
+            guard let at = capturedAt ?? receivedAt else { throw ProjectionError(position, "metadata.receivedAt is missing") }
             guard let time = try? Date(postgresText: at) else {
                 throw ProjectionError(position, "metadata time \(at) is not a timestamp")
             }
-            binding = TerminalBinding.Change(
-                kind: kind, terminalId: entityId, merchantId: try fields.string(data["merchantId"], "data.merchantId"),
-                at: time)
+            binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: time)
         } else {
             binding = nil
         }
         rows = Projector.rows(of: self)
+    }
+
+    private static func bindingKind(of type: String) -> TerminalBinding.Change.Kind? {
+        switch type {
+        case "TerminalBound": .bind
+        case "TerminalUnbound": .unbind
+        default: nil
+        }
     }
 }
 

@@ -125,14 +125,16 @@ public struct Projector: Sendable {
             FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position
             """, [range.lowerBound, range.upperBound, ProjectedEvent.typesReadingData.sorted()]
         ).map { row in
-            let position = try row.decode(0, as: Int64.self)
-            do {
-                return try ProjectedEvent(
-                    position: position, version: try row.decode(1), eventId: try row.decode(2), stream: try row.decode(3),
-                    type: try row.decode(4), metadata: try JSONValue(parsing: Data(try row.decode(5, as: String.self).utf8)),
-                    data: try row.decode(6, as: String?.self).map { try JSONValue(parsing: Data($0.utf8)) })
-            } catch let error as JSONValueError {
-                throw ProjectionError(position, "\(error)")
+            let (position, version, eventId, stream, type) = (
+                try row.decode(0, as: Int64.self), try row.decode(1, as: Int64.self), try row.decode(2, as: UUID.self),
+                try row.decode(3, as: String.self), try row.decode(4, as: String.self))
+            return try row.withBytes(5) { metadata in
+                try row.withBytes(6) { data in
+                    guard let metadata else { throw ProjectionError(position, "metadata is NULL") }
+                    return try ProjectedEvent(
+                        position: position, version: version, eventId: eventId, stream: stream, type: type,
+                        metadata: metadata, data: data)
+                }
             }
         }
     }

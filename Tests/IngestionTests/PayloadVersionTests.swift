@@ -57,26 +57,7 @@ struct PayloadVersionTests {
             try Projector.live.project(range, on: db.connection)
         }
 
-        var expectedCounts: [String: Int] = [:]
-        for line in Self.expectedRows.split(separator: "\n") {
-            let entry = try JSONValue(parsing: Data(line.utf8))
-            let table = try #require(entry["table"]?.stringValue)
-            let expected = try #require(entry["row"]?.objectValue)
-            expectedCounts[table, default: 0] += 1
-            let key = table == "terminals" ? ("terminal_id", expected["terminal_id"]!) : ("event_id", expected["event_id"]!)
-            let actual = try db.row(table, where: "\(key.0)::text = $1", [key.1.stringValue])
-            #expect(Set(actual.objectValue?.keys.map { $0 } ?? []) == Set(expected.keys), "columns of \(table)")
-            for (column, value) in expected.sorted(by: { $0.key < $1.key }) {
-                if case .number(let number) = value, let stored = actual[column]?.numberValue {
-                    #expect(close(stored, number, within: 1e-9), "\(table).\(column) of \(key.1)")
-                } else {
-                    #expect(actual[column] == value, "\(table).\(column) of \(key.1)")
-                }
-            }
-        }
-        for (table, count) in expectedCounts {
-            #expect(try db.count("SELECT count(*) FROM projections.\(table)") == count, "\(table)")
-        }
+        try Self.expectRows(in: db)
 
         // The current positions, read from those rows: the precise onboarding fix is the address; the later
         // reduced 8 m shop fix is only the latest; the terminal, unbound, keeps its Hong Kong position.
@@ -101,7 +82,31 @@ struct PayloadVersionTests {
         #expect(try CurrentState().merchant("E-77", on: db.connection) == nil)
     }
 
-    @Test("the fixture is what today's ingest stores for the same submissions, apart from the receive time")
+    /// The projection tables hold exactly ``expectedRows``.
+    static func expectRows(in db: IngestionDatabase) throws {
+        var expectedCounts: [String: Int] = [:]
+        for line in Self.expectedRows.split(separator: "\n") {
+            let entry = try JSONValue(parsing: Data(line.utf8))
+            let table = try #require(entry["table"]?.stringValue)
+            let expected = try #require(entry["row"]?.objectValue)
+            expectedCounts[table, default: 0] += 1
+            let key = table == "terminals" ? ("terminal_id", expected["terminal_id"]!) : ("event_id", expected["event_id"]!)
+            let actual = try db.row(table, where: "\(key.0)::text = $1", [key.1.stringValue])
+            #expect(Set(actual.objectValue?.keys.map { $0 } ?? []) == Set(expected.keys), "columns of \(table)")
+            for (column, value) in expected.sorted(by: { $0.key < $1.key }) {
+                if case .number(let number) = value, let stored = actual[column]?.numberValue {
+                    #expect(close(stored, number, within: 1e-9), "\(table).\(column) of \(key.1)")
+                } else {
+                    #expect(actual[column] == value, "\(table).\(column) of \(key.1)")
+                }
+            }
+        }
+        for (table, count) in expectedCounts {
+            #expect(try db.count("SELECT count(*) FROM projections.\(table)") == count, "\(table)")
+        }
+    }
+
+    @Test("the fixture is what today's ingest stores and projects for the same submissions, apart from the receive time")
     func fixtureMatchesTodaysPayload() throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
@@ -114,5 +119,7 @@ struct PayloadVersionTests {
             #expect(String(decoding: now.data, as: UTF8.self) == event.data, "data of \(event.type)")
             #expect(String(decoding: now.metadata, as: UTF8.self) == event.metadata, "metadata of \(event.type)")
         }
+        // Ingest projects from the values it computed, replay from the stored bytes: the same rows either way.
+        try Self.expectRows(in: db)
     }
 }

@@ -1,0 +1,80 @@
+/// Writes a JSON object in canonical form (see ``JSONValue/canonicalData()``) straight from typed values, for a
+/// writer whose member names are fixed: the names must come in canonical order, UTF-8 byte order, which is checked
+/// in debug builds. The bytes equal those of the same object built as a ``JSONValue`` and made canonical.
+public struct CanonicalObjectWriter {
+    public private(set) var bytes: [UInt8]
+    private var previousName: StaticString?
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// The finished object.
+    public consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    public mutating func string(_ name: StaticString, _ value: String) {
+        self.name(name)
+        JSONValue.writeString(value, into: &bytes)
+    }
+
+    /// Writes the member only when there is a value: an absent optional is left out, not written as null.
+    public mutating func string(_ name: StaticString, ifPresent value: String?) {
+        if let value { string(name, value) }
+    }
+
+    public mutating func number(_ name: StaticString, _ value: Double) {
+        self.name(name)
+        bytes.append(contentsOf: JSONValue.canonicalNumber(value).utf8)
+    }
+
+    public mutating func bool(_ name: StaticString, _ value: Bool) {
+        self.name(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func strings(_ name: StaticString, _ values: [String]) {
+        self.name(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(value, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A member whose value is an object, written by `members`.
+    public mutating func object(_ name: StaticString, _ members: (inout CanonicalObjectWriter) -> Void) {
+        self.name(name)
+        var inner = CanonicalObjectWriter(continuing: bytes)
+        bytes = []
+        members(&inner)
+        bytes = inner.finish()
+    }
+
+    private init(continuing bytes: [UInt8]) {
+        self.bytes = bytes
+        self.bytes.append(UInt8(ascii: "{"))
+    }
+
+    private mutating func name(_ name: StaticString) {
+        if let previousName {
+            assert(Self.precedes(previousName, name), "member \(name) must come before \(previousName)")
+            bytes.append(UInt8(ascii: ","))
+        }
+        previousName = name
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private static func precedes(_ first: StaticString, _ second: StaticString) -> Bool {
+        UnsafeBufferPointer(start: first.utf8Start, count: first.utf8CodeUnitCount)
+            .lexicographicallyPrecedes(UnsafeBufferPointer(start: second.utf8Start, count: second.utf8CodeUnitCount))
+    }
+}
