@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the history
 /// rows of one chunk do not depend on another's), then carries every terminal's binding forward in one pass and
-/// builds the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
+/// builds the history tables' keys and the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
 /// what was appended since and swaps the schemas, so nothing appended is missed. One replay runs at a time.
 public struct Replayer: Sendable {
     let chunkSize: Int64
@@ -118,11 +118,14 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The fresh copy of the `projections` schema that replay fills: the same tables and keys, with the secondary
-/// indexes added only when the data is in, then swapped in for the live schema.
+/// The fresh copy of the `projections` schema that replay fills: the same tables, keys and indexes, with all but the
+/// keys upserts need added only when the data is in, then swapped in for the live schema.
 private struct RebuildSchema {
     static let name = "projections_rebuild"
-    /// `CREATE INDEX` statements of the live schema, to run on the rebuilt tables at the end.
+    /// The tables written by upsert (the bindings), whose keys must exist while they are filled.
+    static let upsertedTables: Set<String> = ["terminals"]
+    /// The keys of the other tables and the `CREATE INDEX` statements of the live schema, to run on the rebuilt
+    /// tables at the end.
     let indexDefinitions: [String]
 
     static func create(on connection: Connection) throws -> RebuildSchema {
@@ -139,17 +142,24 @@ private struct RebuildSchema {
             try connection.execute(
                 "CREATE TABLE \(name).\(table) (LIKE projections.\(table) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
         }
-        // Primary keys and unique constraints now: the writes need them.
+        // The keys an upsert needs now; the history tables' keys are built with the indexes, once the rows are in:
+        // one sorted build costs less than inserting every key as the rows arrive.
         let constraints = try connection.query(
             """
             SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
             FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
             WHERE n.nspname = 'projections' AND c.contype IN ('p', 'u')
+            ORDER BY 1, 2
             """)
+        var keysAfter: [String] = []
         for row in constraints {
             let table = try row.decode(0, as: String.self).replacingOccurrences(of: "projections.", with: "")
-            try connection.execute(
-                "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))")
+            let statement = "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
+            if upsertedTables.contains(table) {
+                try connection.execute(statement)
+            } else {
+                keysAfter.append(statement)
+            }
         }
         let indexes = try connection.query(
             """
@@ -159,7 +169,7 @@ private struct RebuildSchema {
                               WHERE n.nspname = 'projections' AND c.conname = i.indexname)
             """
         ).map { try $0.decode(0, as: String.self).replacingOccurrences(of: " ON projections.", with: " ON \(name).") }
-        return RebuildSchema(indexDefinitions: indexes)
+        return RebuildSchema(indexDefinitions: keysAfter + indexes)
     }
 
     func buildIndexes(on connection: Connection) throws {
