@@ -149,7 +149,7 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expect("false")
         case UInt8(ascii: "n"): try expect("null")
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            _ = try parseNumber()
+            try skipNumber()
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             try enter()
             defer { depth -= 1 }
@@ -182,6 +182,29 @@ struct JSONParser {
         default:
             throw error("unexpected character")
         }
+    }
+
+    /// Checks the number grammar without converting: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func skipNumber() throws {
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { throw error("invalid number") }
+        if first == UInt8(ascii: "0") { index += 1 } else { skipDigits() }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard skipDigits() > 0 else { throw error("invalid number") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("invalid number") }
+        }
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = index
+        while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { index += 1 }
+        return index - start
     }
 
     /// A string without escapes or non-ASCII bytes is checked in place; any other goes through ``parseString()``.
