@@ -1,13 +1,22 @@
 internal import CLibPQ
+import Foundation
+
+/// The two forms of COPY data: text, escaped values in their PostgreSQL text form; binary, each value in its type's
+/// binary form, which the server stores without parsing (for rows of known column types, written many at a time).
+public enum CopyFormat: Sendable, Equatable {
+    case text
+    case binary
+}
 
 extension Connection {
-    /// Runs `COPY ... FROM STDIN` (text format) and streams the rows `write` produces.
+    /// Runs `COPY ... FROM STDIN` and streams the rows `write` produces.
     ///
     /// Rows are buffered and sent in large chunks. When `write` throws, the COPY is aborted
     /// (nothing is stored) and the error rethrown.
+    /// - Parameter format: must be the statement's: `.binary` for `COPY ... WITH (FORMAT binary)`.
     /// - Returns: the number of rows the server stored.
     @discardableResult
-    public func copyFrom(_ copySQL: String, _ write: (CopyWriter) throws -> Void) throws -> Int {
+    public func copyFrom(_ copySQL: String, format: CopyFormat = .text, _ write: (CopyWriter) throws -> Void) throws -> Int {
         let conn = try handle()
         guard let start = PQexec(conn, copySQL) else {
             throw error(from: nil, query: copySQL, kind: .copy)
@@ -20,13 +29,19 @@ extension Connection {
             }
             throw error(from: start, query: copySQL, kind: .copy)
         }
+        let statementFormat: CopyFormat = PQbinaryTuples(start) == 1 ? .binary : .text
         PQclear(start)
+        guard statementFormat == format else {
+            _ = PQputCopyEnd(conn, "the rows are not in the COPY's format")
+            _ = finishCopy(conn, query: copySQL)
+            throw PostgresError(.copy, "the COPY statement is in \(statementFormat) format and the rows in \(format)", query: copySQL)
+        }
 
-        let writer = CopyWriter(connection: self, conn: conn)
+        let writer = CopyWriter(connection: self, conn: conn, format: format)
         defer { writer.isFinished = true }
         do {
             try write(writer)
-            try writer.flush()
+            try writer.finish()
         } catch {
             writer.isFinished = true
             _ = PQputCopyEnd(conn, "COPY aborted by the client")
@@ -68,13 +83,12 @@ extension Connection {
     }
 }
 
-/// Writes rows for `Connection.copyFrom`, escaped by the COPY text format rules.
-/// Valid only inside the `copyFrom` closure.
+/// Writes rows for `Connection.copyFrom`, in the COPY's format. Valid only inside the `copyFrom` closure.
 public final class CopyWriter {
     private let connection: Connection
     private let conn: OpaquePointer
     /// The rows not sent yet; rows are written straight into it.
-    private var pending = CopyRow()
+    private var pending: CopyRow
     var isFinished = false
     /// Rows written so far.
     public private(set) var rowCount = 0
@@ -82,14 +96,19 @@ public final class CopyWriter {
     /// Small enough that the server is already storing rows while later ones are being formatted.
     static let flushThreshold = 1 << 16
 
-    init(connection: Connection, conn: OpaquePointer) {
+    init(connection: Connection, conn: OpaquePointer, format: CopyFormat) {
         self.connection = connection
         self.conn = conn
+        pending = CopyRow(format: format)
         pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
+        if format == .binary {
+            // The signature, no flags, no header extension.
+            pending.buffer.append(contentsOf: Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8))
+        }
     }
 
-    /// Appends one row; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
-    /// in the values are escaped.
+    /// Appends one row of text values; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
+    /// in the values are escaped. In a binary COPY, every column must be of a text type.
     public func row(_ fields: [String?]) throws {
         try row { row in
             for field in fields { row.text(field) }
@@ -113,9 +132,15 @@ public final class CopyWriter {
             pending.buffer.removeSubrange(rowStart...)
             throw error
         }
-        pending.buffer.append(0x0A)
+        pending.endRow(startingAt: rowStart)
         rowCount += 1
         if pending.buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Sends what is left, with the binary format's end marker.
+    func finish() throws {
+        if pending.format == .binary { pending.buffer.append(contentsOf: [0xFF, 0xFF]) }
+        try flush()
     }
 
     func flush() throws {
@@ -133,82 +158,176 @@ public final class CopyWriter {
     }
 }
 
-/// Fields of a COPY row in text format: written in place into the writer's buffer inside `CopyWriter.row`,
-/// or rendered ahead (``init()``) and added to a row later with ``append(_:)``.
+/// Fields of a COPY row: written in place into the writer's buffer inside `CopyWriter.row`, or rendered ahead
+/// (``init(format:)``) and added to a row of the same format later with ``append(_:)``.
 public struct CopyRow: Sendable, Equatable {
+    public let format: CopyFormat
     fileprivate var buffer: [UInt8]
     fileprivate var fields = 0
     /// Why the fields cannot be sent (a NUL character, which PostgreSQL text cannot hold); the writer throws it.
     public private(set) var problem: String?
 
     /// Fields to render ahead of their row.
-    public init() {
+    public init(format: CopyFormat = .text) {
+        self.format = format
         buffer = []
     }
 
-    /// Inside the writer: the next fields begin a new row.
+    /// Inside the writer: the next fields begin a new row (in binary, after its field count, set at the end).
     fileprivate mutating func startRow() {
         fields = 0
         problem = nil
+        if format == .binary { buffer.append(contentsOf: [0, 0]) }
     }
 
-    private mutating func separate() {
-        if fields > 0 { buffer.append(0x09) }
+    fileprivate mutating func endRow(startingAt start: Int) {
+        switch format {
+        case .text:
+            buffer.append(0x0A)
+        case .binary:
+            buffer[start] = UInt8(truncatingIfNeeded: fields >> 8)
+            buffer[start + 1] = UInt8(truncatingIfNeeded: fields)
+        }
+    }
+
+    /// Starts a field: in text, after a tab; in binary, with its length (nil: SQL NULL).
+    private mutating func separate(length: Int? = nil) {
+        switch format {
+        case .text:
+            if fields > 0 { buffer.append(0x09) }
+        case .binary:
+            appendBigEndian(Int32(length ?? -1))
+        }
         fields += 1
     }
 
-    /// Fields rendered ahead, in their order.
+    private mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Fields rendered ahead, in their order, of the same format.
     public mutating func append(_ other: CopyRow) {
+        precondition(other.format == format, "a \(other.format) COPY row appended to a \(format) one")
         guard other.fields > 0 else { return }
-        if fields > 0 { buffer.append(0x09) }
+        if format == .text && fields > 0 { buffer.append(0x09) }
         buffer.append(contentsOf: other.buffer)
         fields += other.fields
         if problem == nil, let otherProblem = other.problem { problem = otherProblem }
     }
 
-    /// A text value, escaped; nil is SQL NULL.
+    /// A text value, escaped in text; nil is SQL NULL.
     public mutating func text(_ value: String?) {
         guard var value else { return null() }
         value.withUTF8 { bytes($0) }
     }
 
-    /// UTF-8 text given as bytes, escaped.
+    /// UTF-8 text given as bytes, escaped in text.
     public mutating func bytes(_ value: some Collection<UInt8>) {
-        separate()
-        if value.withContiguousStorageIfAvailable({ escape($0) }) == nil {
-            Array(value).withUnsafeBufferPointer { escape($0) }
+        if value.withContiguousStorageIfAvailable({ textBytes($0) }) == nil {
+            Array(value).withUnsafeBufferPointer { textBytes($0) }
         }
     }
 
-    /// An integer.
-    public mutating func integer(_ value: Int64) {
-        separate()
-        buffer.append(contentsOf: String(value).utf8)
+    private mutating func textBytes(_ value: UnsafeBufferPointer<UInt8>) {
+        switch format {
+        case .text:
+            separate()
+            escape(value)
+        case .binary:
+            separate(length: value.count)
+            if problem == nil, value.contains(0) { noteNUL() }
+            buffer.append(contentsOf: value)
+        }
     }
 
-    /// A float8 in the shortest form that reads back the same.
+    /// An integer: an int8 in binary.
+    public mutating func integer(_ value: Int64) {
+        switch format {
+        case .text:
+            separate()
+            buffer.append(contentsOf: String(value).utf8)
+        case .binary:
+            separate(length: 8)
+            appendBigEndian(value)
+        }
+    }
+
+    /// A float8, in text in the shortest form that reads back the same.
     public mutating func double(_ value: Double) {
-        separate()
-        buffer.append(contentsOf: value.postgresText.utf8)
+        switch format {
+        case .text:
+            separate()
+            buffer.append(contentsOf: value.postgresText.utf8)
+        case .binary:
+            separate(length: 8)
+            appendBigEndian(value.bitPattern)
+        }
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        buffer.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        switch format {
+        case .text:
+            separate()
+            buffer.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        case .binary:
+            separate(length: 1)
+            buffer.append(value ? 1 : 0)
+        }
     }
 
-    /// A bytea in hex form.
+    /// A uuid.
+    public mutating func uuid(_ value: UUID) {
+        switch format {
+        case .text:
+            separate()
+            buffer.append(contentsOf: value.lowercasedText.utf8)
+        case .binary:
+            separate(length: 16)
+            withUnsafeBytes(of: value.uuid) { buffer.append(contentsOf: $0) }
+        }
+    }
+
+    /// A timestamptz, given in microseconds since 1970-01-01 UTC; nil is SQL NULL.
+    public mutating func timestamp(microsecondsSince1970 value: Int64?) {
+        guard let value else { return null() }
+        switch format {
+        case .text:
+            separate()
+            buffer.append(contentsOf: Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText.utf8)
+        case .binary:
+            // PostgreSQL counts from 2000-01-01 UTC.
+            separate(length: 8)
+            appendBigEndian(value - 946_684_800_000_000)
+        }
+    }
+
+    /// A bytea, in text in hex form.
     public mutating func bytea(_ value: [UInt8]) {
-        separate()
-        // `\x` with its backslash escaped for COPY.
-        buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
-        ByteaHex.appendDigits(of: value, to: &buffer)
+        switch format {
+        case .text:
+            separate()
+            // `\x` with its backslash escaped for COPY.
+            buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
+            ByteaHex.appendDigits(of: value, to: &buffer)
+        case .binary:
+            separate(length: value.count)
+            buffer.append(contentsOf: value)
+        }
     }
 
     public mutating func null() {
-        separate()
-        buffer.append(0x5C)
-        buffer.append(UInt8(ascii: "N"))
+        switch format {
+        case .text:
+            separate()
+            buffer.append(0x5C)
+            buffer.append(UInt8(ascii: "N"))
+        case .binary:
+            separate(length: nil)
+        }
+    }
+
+    private mutating func noteNUL() {
+        problem = "COPY field \(fields) contains a NUL character, which PostgreSQL text cannot hold"
     }
 
     /// Copies runs of ordinary bytes whole and escapes backslash, tab, newline and carriage return.
@@ -224,9 +343,7 @@ public struct CopyRow: Sendable, Equatable {
             case 0x0A: escape = UInt8(ascii: "n")
             case 0x0D: escape = UInt8(ascii: "r")
             case 0x00:
-                if problem == nil {
-                    problem = "COPY field \(fields) contains a NUL character, which PostgreSQL text cannot hold"
-                }
+                if problem == nil { noteNUL() }
                 continue
             default: continue
             }

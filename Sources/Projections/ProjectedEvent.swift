@@ -15,8 +15,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     public let type: String
     let entityKind: String
     let entityId: String
-    /// `timestamptz` text (UTC) as stored in the metadata.
-    let capturedAt: String?
+    /// The metadata's `capturedAt`, in microseconds since 1970 UTC.
+    let capturedAt: Int64?
     let app: String?
     let fix: Fix?
     let failure: Failure?
@@ -191,7 +191,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         guard let dash = stream.firstIndex(of: "-") else { throw ProjectionError(position, "stream \(stream) has no category") }
         entityKind = String(stream[..<dash])
         entityId = String(stream[stream.index(after: dash)...])
-        self.capturedAt = capturedAt
+        let captured = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
+        self.capturedAt = captured.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
         self.app = app
         self.fix = fix
         self.failure = failure
@@ -202,15 +203,19 @@ public struct ProjectedEvent: Sendable, Equatable {
         if let kind = Self.bindingKind(of: type) {
             guard let boundMerchantId else { throw ProjectionError(position, "data.merchantId is missing") }
             // A bind carries a fix and so a capture time; an unbind has only the receive time.
-            guard let at = capturedAt ?? receivedAt else { throw ProjectionError(position, "metadata.receivedAt is missing") }
-            guard let time = try? Date(postgresText: at) else {
-                throw ProjectionError(position, "metadata time \(at) is not a timestamp")
+            guard let at = try captured ?? receivedAt.map({ try Self.time($0, "metadata.receivedAt", position: position) }) else {
+                throw ProjectionError(position, "metadata.receivedAt is missing")
             }
-            binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: time)
+            binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: at)
         } else {
             binding = nil
         }
         rows = Projector.rows(of: self)
+    }
+
+    private static func time(_ text: String, _ path: String, position: Int64) throws -> Date {
+        guard let time = try? Date(postgresText: text) else { throw ProjectionError(position, "\(path) \(text) is not a timestamp") }
+        return time
     }
 
     private static func bindingKind(of type: String) -> TerminalBinding.Change.Kind? {

@@ -45,7 +45,7 @@ public struct Projector: Sendable {
     ) throws {
         let rows = events.compactMap { event in row(event).map { (event.position, $0) } }
         guard !rows.isEmpty else { return }
-        try connection.copyFrom("COPY \(schema).\(table) (\(columns), position) FROM STDIN") { writer in
+        try connection.copyFrom("COPY \(schema).\(table) (\(columns), position) FROM STDIN WITH (FORMAT binary)", format: .binary) { writer in
             for (position, columns) in rows {
                 try writer.row { row in
                     row.append(columns)
@@ -55,7 +55,8 @@ public struct Projector: Sendable {
         }
     }
 
-    /// An event's rows in the history tables, all columns but the position.
+    /// An event's rows in the history tables, all columns but the position, in binary: the server stores them
+    /// without parsing.
     struct Rows: Sendable, Equatable {
         var fix: CopyRow?
         var failure: CopyRow?
@@ -72,12 +73,12 @@ public struct Projector: Sendable {
     static func rows(of event: ProjectedEvent) -> Rows {
         var rows = Rows()
         if let fix = event.fix {
-            var row = CopyRow()
-            row.text(event.eventId.lowercasedText)
+            var row = CopyRow(format: .binary)
+            row.uuid(event.eventId)
             row.text(event.type)
             row.text(event.entityKind)
             row.text(event.entityId)
-            row.text(event.capturedAt)
+            row.timestamp(microsecondsSince1970: event.capturedAt)
             row.double(fix.lat)
             row.double(fix.lon)
             row.double(fix.horizontalAccuracy)
@@ -92,25 +93,25 @@ public struct Projector: Sendable {
             rows.fix = row
         }
         if let failure = event.failure {
-            var row = CopyRow()
-            row.text(event.eventId.lowercasedText)
+            var row = CopyRow(format: .binary)
+            row.uuid(event.eventId)
             row.text(event.entityKind)
             row.text(event.entityId)
             row.text(failure.provider)
             row.text(failure.errorCode)
             row.text(failure.category)
-            row.text(event.capturedAt)
+            row.timestamp(microsecondsSince1970: event.capturedAt)
             row.text(event.app)
             rows.failure = row
         }
         if let visit = event.visit {
-            var row = CopyRow()
-            row.text(event.eventId.lowercasedText)
+            var row = CopyRow(format: .binary)
+            row.uuid(event.eventId)
             row.text(event.entityId)
             row.text(visit.merchantId)
             row.text(visit.visitorId)
             row.text(visit.note)
-            row.text(event.capturedAt)
+            row.timestamp(microsecondsSince1970: event.capturedAt)
             rows.visit = row
         }
         return rows

@@ -238,6 +238,63 @@ import Testing
         #expect(try connection.query("SELECT count(*) FROM \(table)").first?.decode(0, as: Int.self) == 1)
     }
 
+    @Test func binaryCopyRowsKeepEveryKindOfField() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("copybinary")
+        try connection.execute(
+            "CREATE TEMP TABLE \(table) (id uuid, body text, blob bytea, ratio float8, flag bool, at timestamptz, note text, n bigint)")
+        let id = UUID(uuidString: "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40")!
+        let bodies = ["tab\there \\N 中文", ""]
+        var ahead = CopyRow(format: .binary)
+        ahead.bytea([0, 0xAB, 0xFF])
+        ahead.double(-0.1)
+        ahead.bool(true)
+        ahead.timestamp(microsecondsSince1970: 1_764_381_600_123_456)  // 2025-11-29T02:00:00.123456Z
+        ahead.timestamp(microsecondsSince1970: nil)
+        let copied = try connection.copyFrom(
+            "COPY \(table) (id, body, blob, ratio, flag, at, note, n) FROM STDIN WITH (FORMAT binary)", format: .binary
+        ) { writer in
+            for (index, body) in bodies.enumerated() {
+                try writer.row { row in
+                    row.uuid(id)
+                    row.text(body)
+                    row.append(ahead)
+                    row.integer(Int64(index) - 42)
+                }
+            }
+        }
+        #expect(copied == 2)
+        let rows = try connection.query("SELECT id, body, blob, ratio, flag, at::text, note, n FROM \(table) ORDER BY n")
+        #expect(try rows.map { try $0.decode(1, as: String.self) } == bodies)
+        let row = try #require(rows.first)
+        #expect(try row.decode(0, as: UUID.self) == id)
+        #expect(try row.decode(2, as: [UInt8].self) == [0, 0xAB, 0xFF])
+        #expect(try row.decode(3, as: Double.self) == -0.1)
+        #expect(try row.decode(4, as: Bool.self) == true)
+        #expect(try row.decode(5, as: String.self) == "2025-11-29 02:00:00.123456+00")
+        #expect(try row.decode(6, as: String?.self) == nil)
+        #expect(try row.decode(7, as: Int64.self) == -42)
+    }
+
+    @Test func binaryCopyRefusesNULInTextAndAFormatUnlikeTheStatements() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("copybinaryno")
+        try connection.execute("CREATE TEMP TABLE \(table) (body text)")
+        let nul = try #require(throws: PostgresError.self) {
+            try connection.copyFrom("COPY \(table) FROM STDIN WITH (FORMAT binary)", format: .binary) { writer in
+                try writer.row { $0.bytes(Array("a\u{0}b".utf8)) }
+            }
+        }
+        #expect(nul.message.contains("NUL"))
+        let unlike = try #require(throws: PostgresError.self) {
+            try connection.copyFrom("COPY \(table) FROM STDIN", format: .binary) { writer in
+                try writer.row { $0.text("x") }
+            }
+        }
+        #expect(unlike.message.contains("text format") && unlike.message.contains("binary"))
+        #expect(try connection.query("SELECT count(*) FROM \(table)").first?.decode(0, as: Int.self) == 0)
+    }
+
     @Test func copyFailureStoresNothingAndKeepsConnection() throws {
         struct Abort: Error {}
         let connection = try TestDatabase.connect()
