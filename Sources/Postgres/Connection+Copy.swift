@@ -196,12 +196,12 @@ public struct CopyRow: Sendable, Equatable {
         case .text:
             if fields > 0 { buffer.append(0x09) }
         case .binary:
-            appendBigEndian(Int32(length ?? -1))
+            Self.appendBigEndian(Int32(length ?? -1), to: &buffer)
         }
         fields += 1
     }
 
-    private mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+    private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
         withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 
@@ -242,47 +242,23 @@ public struct CopyRow: Sendable, Equatable {
 
     /// An integer: an int8 in binary.
     public mutating func integer(_ value: Int64) {
-        switch format {
-        case .text:
-            separate()
-            buffer.append(contentsOf: String(value).utf8)
-        case .binary:
-            separate(length: 8)
-            appendBigEndian(value)
-        }
+        field(binaryLength: 8) { $0.append(contentsOf: String(value).utf8) } binary: { Self.appendBigEndian(value, to: &$0) }
     }
 
     /// A float8, in text in the shortest form that reads back the same.
     public mutating func double(_ value: Double) {
-        switch format {
-        case .text:
-            separate()
-            buffer.append(contentsOf: value.postgresText.utf8)
-        case .binary:
-            separate(length: 8)
-            appendBigEndian(value.bitPattern)
+        field(binaryLength: 8) { $0.append(contentsOf: value.postgresText.utf8) } binary: {
+            Self.appendBigEndian(value.bitPattern, to: &$0)
         }
     }
 
     public mutating func bool(_ value: Bool) {
-        switch format {
-        case .text:
-            separate()
-            buffer.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-        case .binary:
-            separate(length: 1)
-            buffer.append(value ? 1 : 0)
-        }
+        field(binaryLength: 1) { $0.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f")) } binary: { $0.append(value ? 1 : 0) }
     }
 
     /// A uuid.
     public mutating func uuid(_ value: UUID) {
-        switch format {
-        case .text:
-            separate()
-            buffer.append(contentsOf: value.lowercasedText.utf8)
-        case .binary:
-            separate(length: 16)
+        field(binaryLength: 16) { $0.append(contentsOf: value.lowercasedText.utf8) } binary: { buffer in
             withUnsafeBytes(of: value.uuid) { buffer.append(contentsOf: $0) }
         }
     }
@@ -290,28 +266,32 @@ public struct CopyRow: Sendable, Equatable {
     /// A timestamptz, given in microseconds since 1970-01-01 UTC; nil is SQL NULL.
     public mutating func timestamp(microsecondsSince1970 value: Int64?) {
         guard let value else { return null() }
-        switch format {
-        case .text:
-            separate()
-            buffer.append(contentsOf: Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText.utf8)
-        case .binary:
+        field(binaryLength: 8) {
+            $0.append(contentsOf: Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText.utf8)
+        } binary: {
             // PostgreSQL counts from 2000-01-01 UTC.
-            separate(length: 8)
-            appendBigEndian(value - 946_684_800_000_000)
+            Self.appendBigEndian(value - 946_684_800_000_000, to: &$0)
         }
     }
 
     /// A bytea, in text in hex form.
     public mutating func bytea(_ value: [UInt8]) {
-        switch format {
-        case .text:
-            separate()
+        field(binaryLength: value.count) { buffer in
             // `\x` with its backslash escaped for COPY.
             buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
             ByteaHex.appendDigits(of: value, to: &buffer)
+        } binary: { $0.append(contentsOf: value) }
+    }
+
+    /// One field of a fixed kind, written in the row's format.
+    private mutating func field(binaryLength: Int, text: (inout [UInt8]) -> Void, binary: (inout [UInt8]) -> Void) {
+        switch format {
+        case .text:
+            separate()
+            text(&buffer)
         case .binary:
-            separate(length: value.count)
-            buffer.append(contentsOf: value)
+            separate(length: binaryLength)
+            binary(&buffer)
         }
     }
 
