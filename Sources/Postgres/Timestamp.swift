@@ -38,7 +38,13 @@ enum Timestamp {
         case "-infinity": return .distantPast
         default: break
         }
-        var bytes = Array(text.utf8)[...]
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// ``parse(_:)`` on the text's UTF-8 bytes, read in place.
+    private static func parse(utf8 all: UnsafeBufferPointer<UInt8>) -> Date? {
+        var bytes = all[...]
         var isBC = false
         if bytes.count > 3, bytes.suffix(3).elementsEqual(" BC".utf8) {
             isBC = true
