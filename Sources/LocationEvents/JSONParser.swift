@@ -14,17 +14,32 @@ struct JSONParser {
     private var depth = 0
 
     static func parse(_ data: Data) throws -> JSONValue {
-        try data.withUnsafeBytes { try parse($0.bindMemory(to: UInt8.self), keeping: nil) }
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            try parser.expectEnd()
+            return value
+        }
     }
 
-    /// - Parameter shape: the members to build; the others are checked and skipped. Nil builds everything.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, keeping shape: JSONShape?) throws -> JSONValue {
+    /// The values at the shape's paths; everything else is checked and skipped.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, shape: JSONShape) throws -> [JSONValue?] {
         var parser = JSONParser(bytes: bytes)
+        var values = [JSONValue?](repeating: nil, count: shape.paths.count)
         parser.skipWhitespace()
-        let value = try parser.parseValue(keeping: shape)
-        parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
-        return value
+        if parser.current == UInt8(ascii: "{") {
+            try parser.readObject(shape, level: 0, into: &values)
+        } else {
+            try parser.skipValue()
+        }
+        try parser.expectEnd()
+        return values
+    }
+
+    private mutating func expectEnd() throws {
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected text after the JSON value") }
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -46,10 +61,10 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue(keeping shape: JSONShape? = nil) throws -> JSONValue {
+    private mutating func parseValue() throws -> JSONValue {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
-        case UInt8(ascii: "{"): return try parseObject(keeping: shape)
+        case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
@@ -74,7 +89,7 @@ struct JSONParser {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
     }
 
-    private mutating func parseObject(keeping shape: JSONShape?) throws -> JSONValue {
+    private mutating func parseObject() throws -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -88,24 +103,13 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
-            let wanted: JSONShape.Member?
-            let key: String
-            if let shape {
-                (key, wanted) = try memberName(in: shape)
-            } else {
-                key = try parseString()
-                wanted = nil
-            }
+            let key = try parseString()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            if shape == nil || wanted != nil {
-                keys.append(key)
-                values.append(try parseValue(keeping: wanted?.shape))
-            } else {
-                try skipValue()
-            }
+            keys.append(key)
+            values.append(try parseValue())
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -119,24 +123,56 @@ struct JSONParser {
         }
     }
 
-    /// Reads a member name and finds it in `shape`. Names without escapes are compared as bytes, and made into a
-    /// string only when wanted.
-    private mutating func memberName(in shape: JSONShape) throws -> (String, JSONShape.Member?) {
+    /// Reads an object's members at one level of `shape`: a wanted value is built into its slot, a member that paths
+    /// go on through is read the same way one level down, and every other member is checked and skipped.
+    private mutating func readObject(_ shape: JSONShape, level levelIndex: Int, into values: inout [JSONValue?]) throws {
+        let level = shape.levels[levelIndex]
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let member = try memberName(at: level)
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            if let member, let child = level.children[member], current == UInt8(ascii: "{") {
+                if let slot = level.slots[member] { values[slot] = .object(JSONObject()) }
+                try readObject(shape, level: child, into: &values)
+            } else if let member, let slot = level.slots[member] {
+                values[slot] = try parseValue()
+            } else {
+                try skipValue()
+            }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    /// Reads a member name and finds it at `level`. Names without escapes are compared as bytes, in place.
+    private mutating func memberName(at level: JSONShape.Level) throws -> Int? {
         var end = index + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20, bytes[end] < 0x80 {
             end += 1
         }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
             var name = try parseString()
-            return (name, name.withUTF8 { shape.member(named: $0) })
+            return name.withUTF8 { level.find($0) }
         }
-        let raw = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
-        guard let member = shape.member(named: raw) else {
-            index = end + 1
-            return ("", nil)
-        }
+        let member = level.find(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))
         index = end + 1
-        return (member.name, member)
+        return member
     }
 
     /// Passes over a value without building it, checking that it is well formed.

@@ -1,45 +1,88 @@
 import Foundation
 
-/// The members of a JSON document a reader needs: parsing with a shape builds only those and checks and skips the
-/// rest, for a reader that takes a few fields of a larger document (the projections reading stored metadata).
+/// The values a reader needs from a JSON document, named by their paths of member names: reading with a shape
+/// keeps only those values and checks and skips everything else, for a reader that takes a few fields of a larger
+/// document (the projections reading stored metadata). No tree of the whole document is built.
 public struct JSONShape: Sendable {
-    struct Member {
-        let name: String
-        /// The members of this member's value to build; nil builds all of it.
-        let shape: JSONShape?
-    }
+    /// The member names wanted at one level of objects. A class, so that the reader holds one reference to it.
+    final class Level: Sendable {
+        /// Every name in UTF-8, one after the other, and where each one lies: compared without making strings.
+        let names: [UInt8]
+        let ranges: [Range<Int>]
+        /// Per name: where its value goes when a path ends at it.
+        let slots: [Int?]
+        /// Per name: the level of the members below it when paths go on through it.
+        let children: [Int?]
 
-    private let members: [Member]
-    /// Every member's name in UTF-8, one after the other, and where each one lies: compared without making strings.
-    private let names: [UInt8]
-    private let ranges: [Range<Int>]
-
-    /// - Parameter members: each wanted member's name, with the shape of its value (nil: all of it).
-    public init(_ members: [String: JSONShape?]) {
-        self.members = members.map { Member(name: $0.key, shape: $0.value) }
-        var names: [UInt8] = []
-        ranges = self.members.map { member in
-            let start = names.count
-            names.append(contentsOf: member.name.utf8)
-            return start..<names.count
+        init(_ level: LevelBuilder) {
+            (names, ranges, slots, children) = (level.names, level.ranges, level.slots, level.children)
         }
-        self.names = names
-    }
 
-    func member(named name: UnsafeBufferPointer<UInt8>) -> Member? {
-        let found = names.withUnsafeBufferPointer { names in
-            ranges.firstIndex { range in
-                range.count == name.count && (name.isEmpty || memcmp(names.baseAddress! + range.lowerBound, name.baseAddress!, name.count) == 0)
+        /// The index of `name` at this level.
+        func find(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+            names.withUnsafeBufferPointer { names in
+                for (index, range) in ranges.enumerated() where range.count == name.count {
+                    if name.isEmpty || memcmp(names.baseAddress! + range.lowerBound, name.baseAddress!, name.count) == 0 {
+                        return index
+                    }
+                }
+                return nil
             }
         }
-        return found.map { members[$0] }
     }
-}
 
-extension JSONValue {
-    /// Parses JSON text, building only the members `shape` names; the others are checked and skipped.
-    /// - Throws: `JSONValueError.malformed` as ``init(parsing:)`` does, for any part of the text.
-    public init(parsing bytes: UnsafeBufferPointer<UInt8>, keeping shape: JSONShape) throws {
-        self = try JSONParser.parse(bytes, keeping: shape)
+    struct LevelBuilder {
+        var names: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        var slots: [Int?] = []
+        var children: [Int?] = []
+
+        func find(_ name: [UInt8]) -> Int? {
+            ranges.firstIndex { names[$0].elementsEqual(name) }
+        }
+
+        mutating func add(_ name: [UInt8]) -> Int {
+            let start = names.count
+            names.append(contentsOf: name)
+            ranges.append(start..<names.count)
+            slots.append(nil)
+            children.append(nil)
+            return ranges.count - 1
+        }
+    }
+
+    /// Level 0 is the document's top object.
+    let levels: [Level]
+    public let paths: [[String]]
+
+    /// - Parameter paths: each value wanted, as the member names that lead to it from the top object. A path that
+    ///   others go on from reads as an empty object when it is there, so that its presence can be told.
+    public init(paths: [[String]]) {
+        precondition(paths.allSatisfy { !$0.isEmpty }, "a JSON shape path names at least one member")
+        self.paths = paths
+        var levels = [LevelBuilder()]
+        for (slot, path) in paths.enumerated() {
+            var level = 0
+            for (depth, name) in path.enumerated() {
+                let name = Array(name.utf8)
+                let member = levels[level].find(name) ?? levels[level].add(name)
+                if depth == path.count - 1 {
+                    levels[level].slots[member] = slot
+                } else if let child = levels[level].children[member] {
+                    level = child
+                } else {
+                    levels.append(LevelBuilder())
+                    levels[level].children[member] = levels.count - 1
+                    level = levels.count - 1
+                }
+            }
+        }
+        self.levels = levels.map(Level.init)
+    }
+
+    /// The values at ``paths``, in their order; nil where the document has none.
+    /// - Throws: `JSONValueError.malformed` as ``JSONValue/init(parsing:)`` does, for any part of the text.
+    public func read(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [JSONValue?] {
+        try JSONParser.read(bytes, shape: self)
     }
 }

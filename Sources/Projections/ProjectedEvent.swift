@@ -97,10 +97,10 @@ public struct ProjectedEvent: Sendable, Equatable {
 
     private static func parse(
         position: Int64, type: String, metadata: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>?
-    ) throws -> (JSONValue, JSONValue?) {
+    ) throws -> (Metadata, DataFields?) {
         do {
-            let data = typesReadingData.contains(type) ? try data.map { try JSONValue(parsing: $0, keeping: dataShape) } : nil
-            return (try JSONValue(parsing: metadata, keeping: metadataShape), data)
+            let data = typesReadingData.contains(type) ? try data.map { DataFields(try DataFields.shape.read($0)) } : nil
+            return (Metadata(try Metadata.shape.read(metadata)), data)
         } catch let error as JSONValueError {
             throw ProjectionError(position, "\(error)")
         }
@@ -111,47 +111,90 @@ public struct ProjectedEvent: Sendable, Equatable {
         return try data.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
     }
 
-    /// The members of the metadata (schema 1) that the projections read.
-    static let metadataShape = JSONShape([
-        "schema": nil, "app": nil, "capturedAt": nil, "receivedAt": nil,
-        "fix": JSONShape([
-            "wgs84": nil, "horizontalAccuracy": nil, "accuracyAuthorization": nil, "accuracy": nil, "provider": nil,
-            "region": nil, "nearBoundary": nil, "claimMismatch": nil, "adcode": nil,
-        ]),
-        "failure": JSONShape(["provider": nil, "errorCode": nil, "category": nil]),
-    ])
+    /// The values of the metadata (schema 1) that the projections read.
+    struct Metadata {
+        enum Field: Int, CaseIterable {
+            case schema, app, capturedAt, receivedAt
+            case fix, lat, lon, horizontalAccuracy, authorization, accuracy, provider, region, nearBoundary, claimMismatch
+            case adcode
+            case failure, failureProvider, errorCode, category
 
-    /// The members of the data of ``typesReadingData`` that the projections read.
-    static let dataShape = JSONShape(["merchantId": nil, "visitorId": nil, "note": nil])
+            var path: [String] {
+                switch self {
+                case .schema: ["schema"]
+                case .app: ["app"]
+                case .capturedAt: ["capturedAt"]
+                case .receivedAt: ["receivedAt"]
+                case .fix: ["fix"]
+                case .lat: ["fix", "wgs84", "lat"]
+                case .lon: ["fix", "wgs84", "lon"]
+                case .horizontalAccuracy: ["fix", "horizontalAccuracy"]
+                case .authorization: ["fix", "accuracyAuthorization"]
+                case .accuracy: ["fix", "accuracy"]
+                case .provider: ["fix", "provider"]
+                case .region: ["fix", "region"]
+                case .nearBoundary: ["fix", "nearBoundary"]
+                case .claimMismatch: ["fix", "claimMismatch"]
+                case .adcode: ["fix", "adcode"]
+                case .failure: ["failure"]
+                case .failureProvider: ["failure", "provider"]
+                case .errorCode: ["failure", "errorCode"]
+                case .category: ["failure", "category"]
+                }
+            }
 
-    /// Reads what the projections use from the parsed metadata and data.
+            /// How an error names it.
+            var name: String { "metadata." + path.joined(separator: ".") }
+        }
+
+        static let shape = JSONShape(paths: Field.allCases.map(\.path))
+        let values: [JSONValue?]
+
+        init(_ values: [JSONValue?]) { self.values = values }
+
+        subscript(field: Field) -> JSONValue? { values[field.rawValue] }
+    }
+
+    /// The values of the data of ``typesReadingData`` that the projections read.
+    struct DataFields {
+        enum Field: Int, CaseIterable {
+            case merchantId, visitorId, note
+
+            var name: String { "data.\(self)" }
+        }
+
+        static let shape = JSONShape(paths: Field.allCases.map { [String(describing: $0)] })
+        let values: [JSONValue?]
+
+        init(_ values: [JSONValue?]) { self.values = values }
+
+        subscript(field: Field) -> JSONValue? { values[field.rawValue] }
+    }
+
+    /// Reads what the projections use from the values read from the metadata and data.
     private init(
-        position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: JSONValue, data: JSONValue?
+        position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: Metadata, data: DataFields?
     ) throws {
         let fields = FieldReader(position: position)
-        guard metadata["schema"]?.numberValue == 1 else {
-            throw ProjectionError(position, "metadata schema \(metadata["schema"].map { "\($0)" } ?? "missing") is not one this version reads")
+        guard metadata[.schema]?.numberValue == 1 else {
+            throw ProjectionError(position, "metadata schema \(metadata[.schema].map { $0.canonicalString() } ?? "missing") is not one this version reads")
         }
         var fix: Fix?
-        if let read = metadata["fix"] {
+        if metadata[.fix] != nil {
             fix = Fix(
-                lat: try fields.number(read["wgs84"]?["lat"], "metadata.fix.wgs84.lat"),
-                lon: try fields.number(read["wgs84"]?["lon"], "metadata.fix.wgs84.lon"),
-                horizontalAccuracy: try fields.number(read["horizontalAccuracy"], "metadata.fix.horizontalAccuracy"),
-                authorization: try fields.string(read["accuracyAuthorization"], "metadata.fix.accuracyAuthorization"),
-                accuracy: try fields.string(read["accuracy"], "metadata.fix.accuracy"),
-                provider: try fields.string(read["provider"], "metadata.fix.provider"),
-                region: try fields.string(read["region"], "metadata.fix.region"),
-                nearBoundary: try fields.bool(read["nearBoundary"], "metadata.fix.nearBoundary"),
-                claimMismatch: try fields.bool(read["claimMismatch"], "metadata.fix.claimMismatch"),
-                adcode: read["adcode"]?.stringValue)
+                lat: try fields.number(metadata, .lat), lon: try fields.number(metadata, .lon),
+                horizontalAccuracy: try fields.number(metadata, .horizontalAccuracy),
+                authorization: try fields.string(metadata, .authorization), accuracy: try fields.string(metadata, .accuracy),
+                provider: try fields.string(metadata, .provider), region: try fields.string(metadata, .region),
+                nearBoundary: try fields.bool(metadata, .nearBoundary), claimMismatch: try fields.bool(metadata, .claimMismatch),
+                adcode: metadata[.adcode]?.stringValue)
         }
         var failure: Failure?
-        if let read = metadata["failure"] {
+        if metadata[.failure] != nil {
             failure = Failure(
-                provider: try fields.string(read["provider"], "metadata.failure.provider"),
-                errorCode: String(Int64(try fields.number(read["errorCode"], "metadata.failure.errorCode"))),
-                category: try fields.string(read["category"], "metadata.failure.category"))
+                provider: try fields.string(metadata, .failureProvider),
+                errorCode: String(Int64(try fields.number(metadata, .errorCode))),
+                category: try fields.string(metadata, .category))
         }
         if Self.typesReadingData.contains(type), data == nil {
             throw ProjectionError(position, "a \(type) event needs its data")
@@ -159,18 +202,17 @@ public struct ProjectedEvent: Sendable, Equatable {
         var visit: Visit?
         if type == "VisitRecorded", let data {
             visit = Visit(
-                merchantId: try fields.string(data["merchantId"], "data.merchantId"),
-                visitorId: try fields.string(data["visitorId"], "data.visitorId"),
-                note: data["note"]?.stringValue)
+                merchantId: try fields.string(data, .merchantId), visitorId: try fields.string(data, .visitorId),
+                note: data[.note]?.stringValue)
         }
         var boundMerchantId: String?
-        if Self.bindingKind(of: type) != nil {
-            boundMerchantId = try fields.string(data?["merchantId"], "data.merchantId")
+        if Self.bindingKind(of: type) != nil, let data {
+            boundMerchantId = try fields.string(data, .merchantId)
         }
         try self.init(
             position: position, version: version, eventId: eventId, stream: stream, type: type,
-            capturedAt: metadata["capturedAt"]?.stringValue, receivedAt: metadata["receivedAt"]?.stringValue,
-            app: metadata["app"]?.stringValue, fix: fix, failure: failure, visit: visit, boundMerchantId: boundMerchantId)
+            capturedAt: metadata[.capturedAt]?.stringValue, receivedAt: metadata[.receivedAt]?.stringValue,
+            app: metadata[.app]?.stringValue, fix: fix, failure: failure, visit: visit, boundMerchantId: boundMerchantId)
     }
 
     /// The event from what its metadata and data hold, already read: ingest passes what it computed for the
@@ -245,18 +287,24 @@ public struct ProjectionError: Error, CustomStringConvertible {
 private struct FieldReader {
     let position: Int64
 
-    func number(_ value: JSONValue?, _ path: String) throws -> Double {
-        guard let number = value?.numberValue else { throw ProjectionError(position, "\(path) is missing") }
-        return number
+    func number(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> Double {
+        try required(metadata[field]?.numberValue, field.name)
     }
 
-    func string(_ value: JSONValue?, _ path: String) throws -> String {
-        guard let string = value?.stringValue else { throw ProjectionError(position, "\(path) is missing") }
-        return string
+    func string(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> String {
+        try required(metadata[field]?.stringValue, field.name)
     }
 
-    func bool(_ value: JSONValue?, _ path: String) throws -> Bool {
-        guard let bool = value?.boolValue else { throw ProjectionError(position, "\(path) is missing") }
-        return bool
+    func bool(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> Bool {
+        try required(metadata[field]?.boolValue, field.name)
+    }
+
+    func string(_ data: ProjectedEvent.DataFields, _ field: ProjectedEvent.DataFields.Field) throws -> String {
+        try required(data[field]?.stringValue, field.name)
+    }
+
+    private func required<T>(_ value: T?, _ name: @autoclosure () -> String) throws -> T {
+        guard let value else { throw ProjectionError(position, "\(name()) is missing") }
+        return value
     }
 }

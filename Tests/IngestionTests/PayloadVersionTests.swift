@@ -122,4 +122,24 @@ struct PayloadVersionTests {
         // Ingest projects from the values it computed, replay from the stored bytes: the same rows either way.
         try Self.expectRows(in: db)
     }
+
+    @Test("stored JSON that lacks what its type and schema promise is refused, naming the event and the field", arguments: [
+        ("MerchantAddressFixed", #"{"schema": 1, "capturedAt": "2026-11-29T02:00:00.000000Z", "fix": {"wgs84": {"lon": 1}}}"#, nil,
+         "event at position 7: metadata.fix.wgs84.lat is missing"),
+        ("MerchantAddressFixed", #"{"schema": 2}"#, nil, "event at position 7: metadata schema 2 is not one this version reads"),
+        ("TerminalBound", #"{"schema": 1, "receivedAt": "2026-11-29T02:00:00.000000Z"}"#, #"{"terminalId": "T1"}"#,
+         "event at position 7: data.merchantId is missing"),
+        ("VisitRecorded", #"{"schema": 1}"#, nil, "event at position 7: a VisitRecorded event needs its data"),
+        ("LocationFailed", #"{"schema": 1, "failure": {"provider": "amap", "errorCode": 4, "category": "timeout"}}"#, nil,
+         "event at position 7: metadata.capturedAt is missing"),
+        ("TerminalLocated", #"{"schema": 1, "fix": [}"#, nil, "event at position 7: malformed JSON"),
+    ])
+    func unreadableStoredEvents(type: String, metadata: String, data: String?, message: String) {
+        let error = #expect(throws: ProjectionError.self) {
+            try ProjectedEvent(
+                position: 7, version: 0, eventId: UUID(), stream: "merchant-M1", type: type, metadata: Data(metadata.utf8),
+                data: data.map { Data($0.utf8) })
+        }
+        #expect(error?.description.hasPrefix(message) == true, "\(String(describing: error))")
+    }
 }

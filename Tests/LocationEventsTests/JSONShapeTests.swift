@@ -3,40 +3,50 @@ import Testing
 @testable import LocationEvents
 
 @Suite struct JSONShapeTests {
-    static func parse(_ text: String, keeping shape: JSONShape) throws -> JSONValue {
-        try Array(text.utf8).withUnsafeBufferPointer { try JSONValue(parsing: $0, keeping: shape) }
+    static func read(_ text: String, _ paths: [[String]]) throws -> [JSONValue?] {
+        try Array(text.utf8).withUnsafeBufferPointer { try JSONShape(paths: paths).read($0) }
     }
 
-    @Test func onlyTheNamedMembersAreBuiltAndANilShapeKeepsTheWholeValue() throws {
-        let shape = JSONShape(["a": nil, "fix": JSONShape(["lat": nil]), "all": nil])
-        let value = try Self.parse(
+    @Test func readsTheValuesAtThePathsInTheirOrderAndNilWhereThereIsNone() throws {
+        let values = try Self.read(
             #"{"z": [1, {"q": "r"}], "a": "x", "fix": {"lat": 1.5, "lon": 2, "deep": {"k": [true]}}, "all": {"p": [null]}}"#,
-            keeping: shape)
-        #expect(value == JSONValue.object([
-            "a": .string("x"), "fix": .object(["lat": .number(1.5)]), "all": .object(["p": .array([.null])]),
-        ]))
+            [["fix", "lat"], ["a"], ["all"], ["fix", "deep", "k"], ["missing"], ["fix", "nothing"], ["a", "below"]])
+        #expect(values == [
+            .number(1.5), .string("x"), .object(["p": .array([.null])]), .array([.bool(true)]), nil, nil, nil,
+        ])
+    }
+
+    @Test func aPathOthersGoOnFromTellsItsPresence() throws {
+        let paths = [["fix"], ["fix", "lat"]]
+        #expect(try Self.read(#"{"fix": {"lon": 2}}"#, paths) == [.object([:]), nil])
+        #expect(try Self.read(#"{"fix": null}"#, paths) == [.null, nil])
+        #expect(try Self.read(#"{"other": {"lat": 1}}"#, paths) == [nil, nil])
     }
 
     @Test func aNameWrittenWithEscapesIsStillTheSameName() throws {
-        let value = try Self.parse(#"{"\u0061": 1, "caf\u00e9": 2, "b\"": 3}"#, keeping: JSONShape(["a": nil, "café": nil]))
-        #expect(value == JSONValue.object(["a": .number(1), "café": .number(2)]))
+        #expect(try Self.read(#"{"\u0061": 1, "caf\u00e9": 2, "b\"": 3}"#, [["a"], ["café"]]) == [.number(1), .number(2)])
     }
 
-    @Test func theLastOfARepeatedWantedNameWins() throws {
-        #expect(try Self.parse(#"{"a": 1, "a": 2}"#, keeping: JSONShape(["a": nil])) == JSONValue.object(["a": .number(2)]))
+    @Test func theLastOfARepeatedNameWins() throws {
+        #expect(try Self.read(#"{"a": 1, "a": 2}"#, [["a"]]) == [.number(2)])
+    }
+
+    @Test func aDocumentThatIsNotAnObjectHasNoneOfTheValues() throws {
+        #expect(try Self.read("[1, 2]", [["a"]]) == [nil])
     }
 
     @Test(arguments: [
         #"{"skipped": [1, }"#, "{\"skipped\": \"a raw tab:\t\"}", #"{"skipped": "\q"}"#, #"{"skipped": tru}"#,
-        #"{"skipped": 01x}"#, #"{"skipped": {"k" 1}}"#, #"{"a": 1} trailing"#, #"{"skipped": "\ud800"}"#,
+        #"{"skipped": 01x}"#, #"{"skipped": 1.}"#, #"{"skipped": -}"#, #"{"skipped": {"k" 1}}"#, #"{"a": 1} trailing"#,
+        #"{"skipped": "\ud800"}"#, #"{"a": {"b": 1,}}"#,
     ])
     func whatIsSkippedIsStillCheckedAsJSON(text: String) {
-        #expect(throws: JSONValueError.self) { try Self.parse(text, keeping: JSONShape(["a": nil])) }
+        #expect(throws: JSONValueError.self) { try Self.read(text, [["a", "b"]]) }
     }
 
     @Test func skippingIsBoundedByTheNestingLimit() {
         let deep = #"{"skipped": "# + String(repeating: "[", count: JSONParser.maximumDepth + 1) + "]}"
-        #expect(throws: JSONValueError.self) { try Self.parse(deep, keeping: JSONShape(["a": nil])) }
+        #expect(throws: JSONValueError.self) { try Self.read(deep, [["a"]]) }
     }
 }
 
