@@ -44,78 +44,87 @@ enum Timestamp {
 
     /// ``parse(_:)`` on the text's UTF-8 bytes, read in place.
     private static func parse(utf8 all: UnsafeBufferPointer<UInt8>) -> Date? {
-        var bytes = all[...]
         var isBC = false
-        if bytes.count > 3, bytes.suffix(3).elementsEqual(" BC".utf8) {
+        var end = all.count
+        if end > 3, all[(end - 3)...].elementsEqual(" BC".utf8) {
             isBC = true
-            bytes = bytes.dropLast(3)
+            end -= 3
         }
-        var index = bytes.startIndex
+        var cursor = Cursor(bytes: UnsafeBufferPointer(rebasing: all[..<end]))
 
-        func number(minDigits: Int, maxDigits: Int = 9) -> Int64? {
-            var value: Int64 = 0
-            var count = 0
-            while index < bytes.endIndex, count < maxDigits, let digit = digitValue(bytes[index]) {
-                value = value * 10 + digit
-                index += 1
-                count += 1
-            }
-            return count >= minDigits ? value : nil
-        }
-        func expect(_ character: Character) -> Bool {
-            guard index < bytes.endIndex, bytes[index] == character.asciiValue! else { return false }
-            index += 1
-            return true
-        }
-
-        guard var year = number(minDigits: 4), expect("-"),
-              let month = number(minDigits: 2, maxDigits: 2), expect("-"),
-              let day = number(minDigits: 2, maxDigits: 2),
+        guard var year = cursor.number(minDigits: 4, maxDigits: 9), cursor.expect("-"),
+              let month = cursor.number(minDigits: 2, maxDigits: 2), cursor.expect("-"),
+              let day = cursor.number(minDigits: 2, maxDigits: 2),
               (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         if isBC { year = 1 - year }
         var secondOfDay: Int64 = 0
         var micros: Int64 = 0
         var offset: Int64 = 0
-        if index < bytes.endIndex {
-            guard expect(" ") || expect("T"),
-                  let hour = number(minDigits: 2, maxDigits: 2), expect(":"),
-                  let minute = number(minDigits: 2, maxDigits: 2), expect(":"),
-                  let second = number(minDigits: 2, maxDigits: 2),
+        if !cursor.atEnd {
+            guard cursor.expect(" ") || cursor.expect("T"),
+                  let hour = cursor.number(minDigits: 2, maxDigits: 2), cursor.expect(":"),
+                  let minute = cursor.number(minDigits: 2, maxDigits: 2), cursor.expect(":"),
+                  let second = cursor.number(minDigits: 2, maxDigits: 2),
                   hour <= 24, minute < 60, second <= 60
             else { return nil }
             secondOfDay = hour * 3600 + minute * 60 + second
-            if expect(".") {
-                let start = index
-                guard let digits = number(minDigits: 1, maxDigits: 9) else { return nil }
-                var count = index - start
+            if cursor.expect(".") {
+                let start = cursor.index
+                guard let digits = cursor.number(minDigits: 1, maxDigits: 9) else { return nil }
+                var count = cursor.index - start
                 micros = digits
                 while count < 6 { micros *= 10; count += 1 }
                 while count > 6 { micros /= 10; count -= 1 }
             }
-            if expect("Z") {
+            if cursor.expect("Z") {
                 offset = 0
-            } else if index < bytes.endIndex {
+            } else if !cursor.atEnd {
                 let sign: Int64
-                if expect("+") { sign = 1 } else if expect("-") { sign = -1 } else { return nil }
-                guard let hours = number(minDigits: 2, maxDigits: 2) else { return nil }
+                if cursor.expect("+") { sign = 1 } else if cursor.expect("-") { sign = -1 } else { return nil }
+                guard let hours = cursor.number(minDigits: 2, maxDigits: 2) else { return nil }
                 var minutes: Int64 = 0
                 var seconds: Int64 = 0
-                if expect(":") {
-                    guard let m = number(minDigits: 2, maxDigits: 2) else { return nil }
+                if cursor.expect(":") {
+                    guard let m = cursor.number(minDigits: 2, maxDigits: 2) else { return nil }
                     minutes = m
-                    if expect(":") {
-                        guard let s = number(minDigits: 2, maxDigits: 2) else { return nil }
+                    if cursor.expect(":") {
+                        guard let s = cursor.number(minDigits: 2, maxDigits: 2) else { return nil }
                         seconds = s
                     }
                 }
                 offset = sign * (hours * 3600 + minutes * 60 + seconds)
             }
         }
-        guard index == bytes.endIndex else { return nil }
+        guard cursor.atEnd else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + secondOfDay - offset
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
+    }
+
+    /// Reads the text front to back.
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func number(minDigits: Int, maxDigits: Int) -> Int64? {
+            var value: Int64 = 0
+            var count = 0
+            while index < bytes.count, count < maxDigits, let digit = digitValue(bytes[index]) {
+                value = value * 10 + digit
+                index += 1
+                count += 1
+            }
+            return count >= minDigits ? value : nil
+        }
+
+        mutating func expect(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, UInt32(bytes[index]) == character.value else { return false }
+            index += 1
+            return true
+        }
     }
 
     private static func digitValue(_ byte: UInt8) -> Int64? {

@@ -230,9 +230,11 @@ public struct ProjectedEvent: Sendable, Equatable {
         self.eventId = eventId
         self.stream = stream
         self.type = type
-        guard let dash = stream.firstIndex(of: "-") else { throw ProjectionError(position, "stream \(stream) has no category") }
+        guard let dash = stream.utf8.firstIndex(of: UInt8(ascii: "-")) else {
+            throw ProjectionError(position, "stream \(stream) has no category")
+        }
         entityKind = String(stream[..<dash])
-        entityId = String(stream[stream.index(after: dash)...])
+        entityId = String(stream[stream.utf8.index(after: dash)...])
         let captured = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         self.capturedAt = captured.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
         self.app = app
