@@ -52,6 +52,7 @@ public struct IngestService: Sendable {
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
         var projected: [UUID: ProjectedEvent] = [:]
+        projected.reserveCapacity(items.count)
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
             let value: JSONValue

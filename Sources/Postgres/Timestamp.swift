@@ -22,11 +22,24 @@ enum Timestamp {
             days -= 1
         }
         let (year, month, day) = civil(fromDays: days)
-        var text = year > 0 ? pad(year, 4) : pad(1 - year, 4)
-        text += "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        text += "." + pad(fraction, 6) + "Z"
-        return year > 0 ? text : text + " BC"
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        appendDigits(year > 0 ? year : 1 - year, width: 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: "."))
+        appendDigits(fraction, width: 6, to: &text)
+        text.append(UInt8(ascii: "Z"))
+        if year <= 0 { text.append(contentsOf: " BC".utf8) }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Reads what PostgreSQL writes with `DateStyle ISO`: `2026-11-29 10:00:00.123456+00`,
@@ -131,9 +144,23 @@ enum Timestamp {
         byte >= 48 && byte <= 57 ? Int64(byte - 48) : nil
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// The decimal digits of a value that is not negative, zero-padded to at least `width`.
+    private static func appendDigits(_ value: Int64, width: Int, to text: inout [UInt8]) {
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        let start = text.count
+        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(count, width)))
+        var index = text.count - 1
+        rest = value
+        repeat {
+            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
+        } while rest > 0 && index >= start
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, 1970-01-01 = 0).

@@ -18,9 +18,17 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
-    @Test func timestampFormatIsUTCWithMicroseconds() {
+    @Test func timestampFormatIsUTCWithMicroseconds() throws {
         #expect(Date(timeIntervalSince1970: 1_795_946_400.123456).postgresText == "2026-11-29T10:00:00.123456Z")
         #expect(Date(timeIntervalSince1970: -0.5).postgresText == "1969-12-31T23:59:59.500000Z")
+        // Years are zero-padded to four digits; years before 1 are BC.
+        for (read, written) in [
+            ("0999-01-02 03:04:05+00", "0999-01-02T03:04:05.000000Z"),
+            ("0044-03-15 12:00:00+00 BC", "0044-03-15T12:00:00.000000Z BC"),
+            ("2999-12-31 23:59:59.5+00", "2999-12-31T23:59:59.500000Z"),
+        ] {
+            #expect(try Date(postgresText: read).postgresText == written, "\(read)")
+        }
     }
 
     @Test func malformedTimestampIsRejected() {
