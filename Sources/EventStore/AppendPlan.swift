@@ -33,31 +33,33 @@ struct AppendPlan {
     }
 
     mutating func decide(_ rule: (NewEvent) -> AppendConflict?) {
-        var seenInBatch: [UUID: (event: NewEvent, result: AppendResult)] = [:]
-        for event in events {
-            let result = decideOne(event, seenInBatch: seenInBatch, rule: rule)
-            if seenInBatch[event.eventId] == nil { seenInBatch[event.eventId] = (event, result) }
-            results.append(result)
+        // The index of the first event with each id, whose result a later one with the same id follows.
+        var firstWithId: [UUID: Int] = [:]
+        firstWithId.reserveCapacity(events.count)
+        for index in events.indices {
+            let event = events[index]
+            results.append(decideOne(event, earlier: firstWithId[event.eventId], rule: rule))
+            if firstWithId[event.eventId] == nil { firstWithId[event.eventId] = index }
         }
     }
 
-    private mutating func decideOne(
-        _ event: NewEvent, seenInBatch: [UUID: (event: NewEvent, result: AppendResult)], rule: (NewEvent) -> AppendConflict?
-    ) -> AppendResult {
+    /// - Parameter earlier: the index of an earlier event of the batch with the same id.
+    private mutating func decideOne(_ event: NewEvent, earlier: Int?, rule: (NewEvent) -> AppendConflict?) -> AppendResult {
         if let original = stored[event.eventId] {
             guard original.stream == event.stream, original.type == event.type, original.data == event.data else {
                 return .conflict(Self.reused(event.eventId))
             }
             return .duplicate(stream: original.stream, version: original.version, position: original.position)
         }
-        if let earlier = seenInBatch[event.eventId] {
-            guard earlier.event.stream == event.stream, earlier.event.type == event.type, earlier.event.data == event.data else {
+        if let earlier {
+            let first = events[earlier]
+            guard first.stream == event.stream, first.type == event.type, first.data == event.data else {
                 return .conflict(Self.reused(event.eventId))
             }
-            if case .appended(let stream, let version, let position) = earlier.result {
+            if case .appended(let stream, let version, let position) = results[earlier] {
                 return .duplicate(stream: stream, version: version, position: position)
             }
-            return earlier.result
+            return results[earlier]
         }
         let head = heads[event.stream]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }

@@ -24,6 +24,7 @@ public final class StreamHeadCache {
             return [:]
         }
         var known: [String: StreamHead] = [:]
+        known.reserveCapacity(streams.count)
         for stream in streams {
             if let head = heads[stream] { known[stream] = head }
         }
