@@ -32,7 +32,13 @@ public struct StreamIngestor {
     let service: IngestService
     let batchSize: Int
 
-    public init(service: IngestService, batchSize: Int = 1000) {
+    /// Events per transaction unless told otherwise. Each batch costs a dozen round trips to the database, so larger
+    /// batches append faster: on 200,000 of the bench's events, 4000 measured about 6% faster than 1000, and 8000 no
+    /// faster than 4000. Memory stays bounded by a few batches. A batch holds the append lock while it is written
+    /// (a fifth of a second or so for 4000 events here), so other writers wait up to that long.
+    public static let defaultBatchSize = 4000
+
+    public init(service: IngestService, batchSize: Int = StreamIngestor.defaultBatchSize) {
         self.service = service
         self.batchSize = max(1, batchSize)
     }

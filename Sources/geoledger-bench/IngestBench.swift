@@ -21,7 +21,7 @@ enum IngestBench {
         var seed: UInt64 = 20_261_129
         var duplicateRate = 0.01
         var invalidRate = 0.001
-        var batchSize = 1000
+        var batchSize = StreamIngestor.defaultBatchSize
         /// Items timed through `IngestService.prepare` alone (no database), to show its share of the ingest.
         var prepareSample = 100_000
 

@@ -19,7 +19,7 @@ enum IngestCommand {
             At the end a summary: appended, duplicate, conflict, invalid.
 
             Options:
-              --batch-size N   events per transaction (default 1000)
+              --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
               --rejects FILE   write each item not stored (invalid or conflict) as an NDJSON line:
                                {"line": n, "status": ..., "errors" or "error": ..., "item": <the item>}
               --quiet          no progress line
@@ -34,7 +34,8 @@ enum IngestCommand {
             guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
                 throw UsageError("say which file to read, or - for standard input")
             }
-            let batchSize = try arguments.integer("batch-size", default: 1000, range: 1...100_000) ?? 1000
+            let batchSize = try arguments.integer("batch-size", default: StreamIngestor.defaultBatchSize, range: 1...100_000)
+                ?? StreamIngestor.defaultBatchSize
             return try run(path: path, batchSize: batchSize, rejectsPath: arguments.value("rejects"), quiet: arguments.flag("quiet"))
         })
 
