@@ -4,7 +4,8 @@ import Postgres
 
 /// What the projections take from one stored location event: its metadata (what the server read and computed,
 /// schema 1 of the ingest payload) and, for a visit or a terminal's bind or unbind, fields of its data. Ingest
-/// builds it from the JSON it already holds; replay from the stored text. Either way the same rows follow.
+/// builds it from the values it computed for the metadata; replay reads them back from the stored bytes. Either way
+/// the same rows follow (a frozen schema-1 log checks it).
 public struct ProjectedEvent: Sendable, Equatable {
     /// The event's position in the log and version in its stream; 0 while it is not appended yet (see
     /// ``placed(at:version:)``).
@@ -72,8 +73,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The event types whose rows need fields of `data` as well as `metadata`.
     public static let typesReadingData: Set<String> = ["VisitRecorded", "TerminalBound", "TerminalUnbound"]
 
-    /// Reads the event from its stored JSON bytes: ingest from the bytes it is about to store, replay from the log.
-    /// Only the members the projections use are built (``metadataShape``, ``dataShape``).
+    /// Reads the event from its stored JSON bytes, as replay does: only the values at the paths the projections use
+    /// are read (``Metadata``, ``DataFields``); the rest is checked and skipped.
     /// - Parameter data: the event's data; needed only for ``typesReadingData``.
     /// - Throws: ``ProjectionError`` when the stored JSON lacks what its type and schema promise.
     public init(
@@ -85,6 +86,7 @@ public struct ProjectedEvent: Sendable, Equatable {
             position: position, version: version, eventId: eventId, stream: stream, type: type, metadata: metadata, data: data)
     }
 
+    /// The same, from `Data`.
     public init(position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: Data, data: Data?) throws {
         let (metadata, data) = try metadata.withUnsafeBytes { metadata in
             try Self.withOptionalBytes(data) { data in
