@@ -22,8 +22,9 @@ extension PostgresDecodable {
 }
 
 /// Why a column text did not decode; `Row` turns it into a `PostgresError` naming the column.
+@usableFromInline
 struct DecodingFailure: Error {
-    var reason: String
+    @usableFromInline var reason: String
 }
 
 private func integer<T: FixedWidthInteger>(_ text: String, _ type: T.Type) throws -> T {

@@ -81,16 +81,16 @@ public struct Row: Sendable {
 
     /// The column's value as `T`. SQL NULL decodes to `nil` when `T` is optional and throws
     /// otherwise; a text that is not a `T` throws `PostgresError(.decoding)` naming the column.
+    /// Inlinable, so that callers get it specialised for their `T`: reading result sets of many rows showed the
+    /// generic version's type lookups.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ column: Int, as type: T.Type = T.self) throws -> T {
-        try check(column)
-        let column32 = Int32(column)
-        if PQgetisnull(handle.result, index, column32) == 1 {
+        guard let text = try text(at: column) else {
             guard let null = T.postgresNull else {
                 throw failure(column, T.self, "is NULL; decode as \(T.self)? to accept NULL")
             }
             return null
         }
-        let text = self.text(column32)
         do {
             return try T(postgresText: text)
         } catch let error as DecodingFailure {
@@ -144,6 +144,14 @@ public struct Row: Sendable {
         return column
     }
 
+    /// The column's text; nil for SQL NULL.
+    @usableFromInline
+    func text(at column: Int) throws -> String? {
+        try check(column)
+        let column32 = Int32(column)
+        return PQgetisnull(handle.result, index, column32) == 1 ? nil : text(column32)
+    }
+
     private func text(_ column: Int32) -> String {
         let length = Int(PQgetlength(handle.result, index, column))
         guard let value = PQgetvalue(handle.result, index, column) else { return "" }
@@ -158,7 +166,8 @@ public struct Row: Sendable {
         }
     }
 
-    private func failure(_ column: Int, _ type: Any.Type, _ what: String) -> PostgresError {
+    @usableFromInline
+    func failure(_ column: Int, _ type: Any.Type, _ what: String) -> PostgresError {
         let name = handle.columnNames[column]
         let pgType = PostgresTypeName.name(ofOID: PQftype(handle.result, Int32(column)))
         return PostgresError(.decoding, "column \"\(name)\" (\(column), \(pgType)) \(what)")

@@ -33,9 +33,9 @@ public struct Projector: Sendable {
     /// The history tables alone (fixes, failures, visits): rows keyed by position, so chunks of the log can be
     /// written side by side. Replay does so, and carries the bindings forward once all chunks are read.
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
-        try copy(events, into: "fixes", columns: Self.fixColumns, row: \.rows.fix, on: connection)
-        try copy(events, into: "failures", columns: Self.failureColumns, row: \.rows.failure, on: connection)
-        try copy(events, into: "visits", columns: Self.visitColumns, row: \.rows.visit, on: connection)
+        try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
+        try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
+        try copy(events, into: "visits", columns: Self.visitColumns, row: { $0.rows.visit }, on: connection)
     }
 
     /// COPYs the rows the events have for a table, each followed by the event's position.
