@@ -147,17 +147,7 @@ public struct Row: Sendable {
     /// The column's text; nil for SQL NULL.
     @usableFromInline
     func text(at column: Int) throws -> String? {
-        try check(column)
-        let column32 = Int32(column)
-        return PQgetisnull(handle.result, index, column32) == 1 ? nil : text(column32)
-    }
-
-    private func text(_ column: Int32) -> String {
-        let length = Int(PQgetlength(handle.result, index, column))
-        guard let value = PQgetvalue(handle.result, index, column) else { return "" }
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
+        try withBytes(column) { bytes in bytes.map { String(decoding: $0, as: UTF8.self) } }
     }
 
     private func check(_ column: Int) throws {
