@@ -20,6 +20,10 @@ public struct JSONShape: Sendable {
 
         /// The index of `name` at this level.
         func find(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+            Self.find(name, names: names, ranges: ranges)
+        }
+
+        static func find(_ name: UnsafeBufferPointer<UInt8>, names: [UInt8], ranges: [Range<Int>]) -> Int? {
             names.withUnsafeBufferPointer { names in
                 for (index, range) in ranges.enumerated() where range.count == name.count {
                     if name.isEmpty || memcmp(names.baseAddress! + range.lowerBound, name.baseAddress!, name.count) == 0 {
@@ -38,7 +42,7 @@ public struct JSONShape: Sendable {
         var children: [Int?] = []
 
         func find(_ name: [UInt8]) -> Int? {
-            ranges.firstIndex { names[$0].elementsEqual(name) }
+            name.withUnsafeBufferPointer { Level.find($0, names: names, ranges: ranges) }
         }
 
         mutating func add(_ name: [UInt8]) -> Int {
