@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the history
 /// rows of one chunk do not depend on another's), then carries every terminal's binding forward in one pass and
-/// builds the history tables' keys and the secondary indexes. Appends go on meanwhile; at the end one transaction takes the append lock, projects
-/// what was appended since and swaps the schemas, so nothing appended is missed. One replay runs at a time.
+/// builds the history tables' keys and the secondary indexes. Appends go on meanwhile; at the end one transaction
+/// takes the append lock, projects what was appended since and swaps the schemas, so nothing appended is missed.
+/// One replay runs at a time.
 public struct Replayer: Sendable {
     let chunkSize: Int64
     let workers: Int
