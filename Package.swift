@@ -11,6 +11,7 @@ let package = Package(
         // C libraries from Debian, through pkg-config.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
@@ -23,12 +24,12 @@ let package = Package(
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
         .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),

@@ -1,4 +1,5 @@
 import Foundation
+import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
 import Postgres
 
 /// `geoledger-bench region|bulk|ingest|all [ingest options]`: prints `name=value` lines; `all` ends with the

@@ -1,4 +1,5 @@
 import Foundation
+import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
 
 let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + MaintenanceCommands.all
     + RegionCommands.all

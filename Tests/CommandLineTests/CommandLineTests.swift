@@ -178,3 +178,23 @@ struct DatabaseCommandTests {
         #expect(outcome.stdout.contains("geoledger db start"))
     }
 }
+
+@Suite("geoledger: the executable")
+struct ExecutableTests {
+    /// jemalloc serves every allocation only when the dynamic linker loads it ahead of the C library.
+    @Test("links jemalloc ahead of the C library, so that it replaces malloc")
+    func linksJemalloc() throws {
+        let ldd = Process()
+        ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        ldd.arguments = [GeoledgerProcess.binary]
+        let output = Pipe()
+        ldd.standardOutput = output
+        try ldd.run()
+        let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ldd.waitUntilExit()
+        let libraries = listing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let jemalloc = try #require(libraries.firstIndex { $0.hasPrefix("libjemalloc.so") }, "not linked: \(listing)")
+        let libc = try #require(libraries.firstIndex { $0.hasPrefix("libc.so") })
+        #expect(jemalloc < libc)
+    }
+}
