@@ -11,9 +11,8 @@ struct AppendPlan {
     /// One recording time for the whole batch.
     let recordedAt: Timestamp
     private(set) var results: [AppendResult] = []
-    private(set) var recorded: [RecordedEvent] = []
-    /// What was rendered ahead of each recorded event, in the same order.
-    private(set) var rendered: [RenderedEvent] = []
+    /// The events admitted, in batch order.
+    private(set) var appended: [AppendedEvent] = []
 
     init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], nextPosition: Int64, recordedAt: Timestamp) {
         self.events = events
@@ -37,14 +36,17 @@ struct AppendPlan {
         var firstWithId: [UUID: Int] = [:]
         firstWithId.reserveCapacity(events.count)
         for index in events.indices {
-            let event = events[index]
-            results.append(decideOne(event, earlier: firstWithId[event.eventId], rule: rule))
-            if firstWithId[event.eventId] == nil { firstWithId[event.eventId] = index }
+            let id = events[index].eventId
+            results.append(decideOne(at: index, earlier: firstWithId[id], rule: rule))
+            if firstWithId[id] == nil { firstWithId[id] = index }
         }
     }
 
-    /// - Parameter earlier: the index of an earlier event of the batch with the same id.
-    private mutating func decideOne(_ event: NewEvent, earlier: Int?, rule: (NewEvent) -> AppendConflict?) -> AppendResult {
+    /// - Parameters:
+    ///   - index: the event's index in the batch.
+    ///   - earlier: the index of an earlier event of the batch with the same id.
+    private mutating func decideOne(at index: Int, earlier: Int?, rule: (NewEvent) -> AppendConflict?) -> AppendResult {
+        let event = events[index]
         if let original = stored[event.eventId] {
             guard original.stream == event.stream, original.type == event.type, original.data == event.data else {
                 return .conflict(Self.reused(event.eventId))
@@ -64,11 +66,12 @@ struct AppendPlan {
         let head = heads[event.stream]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }
         if let conflict = rule(event) { return .conflict(conflict) }
-        return .appended(stream: event.stream, version: record(event, after: head), position: nextPosition - 1)
+        return .appended(stream: event.stream, version: record(at: index, after: head), position: nextPosition - 1)
     }
 
-    /// Computes the stored row of an admitted event and advances its stream; returns its version.
-    private mutating func record(_ event: NewEvent, after head: StreamHead?) -> Int64 {
+    /// Computes the stored row of the admitted event at `index` and advances its stream; returns its version.
+    private mutating func record(at index: Int, after head: StreamHead?) -> Int64 {
+        let event = events[index]
         let version = (head?.version ?? -1) + 1
         let position = nextPosition
         nextPosition += 1
@@ -76,10 +79,7 @@ struct AppendPlan {
             previous: head?.hash ?? EventHash.genesis, event.rendered, position: position, recordedAt: recordedAt,
             version: version)
         heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
-        rendered.append(event.rendered)
-        recorded.append(RecordedEvent(
-            position: position, eventId: event.eventId, stream: event.stream, version: version, type: event.type,
-            data: event.data, metadata: event.metadata, recordedAt: recordedAt.date, hash: hash))
+        appended.append(AppendedEvent(index: index, eventId: event.eventId, position: position, version: version, hash: hash))
         return version
     }
 

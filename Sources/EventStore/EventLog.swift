@@ -41,9 +41,9 @@ public struct EventLog: Sendable {
             if atomic && plan.hasFailures {
                 throw AtomicBatchFailed(results: plan.atomicResults)
             }
-            try insert(plan, on: transaction)
-            try hooks?.didAppend(plan.recorded, on: transaction)
-            let newLast = plan.recorded.last.map { LastEvent(position: $0.position, hash: $0.hash) } ?? last
+            try insert(plan, of: events, on: transaction)
+            try hooks?.didAppend(plan.appended, on: transaction)
+            let newLast = plan.appended.last.map { LastEvent(position: $0.position, hash: $0.hash) } ?? last
             return (plan.results, plan.heads, newLast)
         }
         // Only now, committed, is it what the log holds.
@@ -143,15 +143,15 @@ public struct EventLog: Sendable {
 
     /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before
     /// the append were rendered with each event; only position, version, time and hash are added here.
-    private func insert(_ plan: AppendPlan, on connection: Connection) throws {
-        guard !plan.recorded.isEmpty else { return }
+    private func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
+        guard !plan.appended.isEmpty else { return }
         let recordedAt = plan.recordedAt.date.postgresText
         try connection.copyFrom(
             "COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash) FROM STDIN"
         ) { writer in
-            for (event, rendered) in zip(plan.recorded, plan.rendered) {
+            for event in plan.appended {
                 try writer.row { row in
-                    row.append(rendered.copyColumns)
+                    row.append(events[event.index].rendered.copyColumns)
                     row.integer(event.position)
                     row.integer(event.version)
                     row.text(recordedAt)

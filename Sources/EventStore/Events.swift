@@ -72,6 +72,16 @@ public struct RecordedEvent: Sendable, Equatable {
     public var hash: [UInt8]
 }
 
+/// An event an append wrote: which of the batch it is, and where the log put it.
+public struct AppendedEvent: Sendable, Equatable {
+    /// Its index in the appended batch.
+    public let index: Int
+    public let eventId: UUID
+    public let position: Int64
+    public let version: Int64
+    public let hash: [UInt8]
+}
+
 /// Why an event was not appended.
 public struct AppendConflict: Sendable, Equatable, Error {
     /// A stable code: `wrong_expected_version`, `event_id_reused`, or a domain rule's own.
@@ -100,5 +110,5 @@ public protocol AppendHooks {
     /// rejects it. The returned closure sees only the events admitted before it, so it keeps its own state.
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict?
     /// Writes what follows from the appended events (the projections), before commit.
-    func didAppend(_ events: [RecordedEvent], on connection: Connection) throws
+    func didAppend(_ events: [AppendedEvent], on connection: Connection) throws
 }

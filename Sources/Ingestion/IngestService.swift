@@ -23,19 +23,20 @@ public enum IngestItem: Sendable {
 /// Items validated, assessed and turned into events, ready to append. Building it needs no database, so it can
 /// run while the previous batch is being written.
 public struct PreparedBatch: Sendable {
-    /// Per item, in order: the event to append, or the item's answer when it cannot be appended.
+    /// Per item, in order: its event (by index into `events`), or its answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
-    /// What the projections will read of each event.
-    fileprivate var projected: [UUID: ProjectedEvent]
+    /// The events to append, in item order.
+    fileprivate var events: [NewEvent]
+    /// What the projections will read of each event, in the order of `events`.
+    fileprivate var projected: [ProjectedEvent]
 
     public var count: Int { items.count }
 }
 
 private enum PreparedItem: Sendable {
-    case event(NewEvent)
+    case event
     case rejected(IngestItemResult)
 }
-
 
 /// The one path by which location records come in, for the CLI and HTTP alike:
 /// validate → assess → append in a batch, with domain rules and projections in the same transaction.
@@ -51,7 +52,9 @@ public struct IngestService: Sendable {
 
     /// Validates and assesses items; `now` is the server's receive time.
     public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
-        var projected: [UUID: ProjectedEvent] = [:]
+        var events: [NewEvent] = []
+        var projected: [ProjectedEvent] = []
+        events.reserveCapacity(items.count)
         projected.reserveCapacity(items.count)
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
@@ -67,15 +70,13 @@ public struct IngestService: Sendable {
             case .failure(let failure):
                 return .rejected(IngestItemResult(eventId: value["eventId"]?.stringValue, status: .invalid, errors: failure.errors))
             case .success(let submission):
-                // Only the first item with an id can be appended (a later one is a duplicate or a conflict), so only
-                // its projection is kept.
-                let firstWithThisId = projected[submission.eventId] == nil
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     let stored = try EventPayload.newEvent(
                         submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: receivedAt)
-                    if firstWithThisId { projected[submission.eventId] = stored.projected }
-                    return .event(stored.event)
+                    events.append(stored.event)
+                    projected.append(stored.projected)
+                    return .event
                 } catch {
                     // The payload is built here; failing to read it back is a defect, reported per item.
                     return .rejected(IngestItemResult(
@@ -84,7 +85,7 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, projected: projected)
+        return PreparedBatch(items: prepared, events: events, projected: projected)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
@@ -93,7 +94,7 @@ public struct IngestService: Sendable {
     public func append(
         _ batch: PreparedBatch, atomic: Bool = false, cache: StreamHeadCache? = nil, on connection: Connection
     ) throws -> IngestReport {
-        let events = batch.items.compactMap { if case .event(let event) = $0 { event } else { nil } }
+        let events = batch.events
         let rules = LocationRules(projected: batch.projected)
         let anyRejected = events.count < batch.items.count
         let appended: [AppendResult]
@@ -104,13 +105,14 @@ public struct IngestService: Sendable {
         } else {
             appended = try store.append(events, hooks: rules, cache: cache, on: connection)
         }
-        var answers = appended.makeIterator()
+        var next = 0
         let results = batch.items.map { item -> IngestItemResult in
             switch item {
             case .rejected(let result):
                 return result
-            case .event(let event):
-                return Self.result(for: event, answers.next() ?? .notAppended)
+            case .event:
+                defer { next += 1 }
+                return Self.result(for: events[next], next < appended.count ? appended[next] : .notAppended)
             }
         }
         return IngestReport(results: results)

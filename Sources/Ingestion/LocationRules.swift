@@ -9,17 +9,21 @@ import Projections
 /// (`terminal_already_bound`); unbinding it from a merchant it is not bound to is `terminal_not_bound`.
 /// Binding it again to the same merchant is a re-location and is allowed.
 struct LocationRules: AppendHooks {
-    /// What the projections read of each event of the batch, read while the batch was prepared.
-    let projected: [UUID: ProjectedEvent]
+    /// What the projections read of each event of the batch, in batch order, read while the batch was prepared.
+    let projected: [ProjectedEvent]
     /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`.
     private let stored = StoredBindings()
 
-    init(projected: [UUID: ProjectedEvent]) {
+    init(projected: [ProjectedEvent]) {
         self.projected = projected
     }
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
-        let changes = projected.compactMapValues(\.binding)
+        // By event id: the rule is asked only about the first event of the batch with each id.
+        var changes: [UUID: TerminalBinding.Change] = [:]
+        for event in projected {
+            if let change = event.binding, changes[event.eventId] == nil { changes[event.eventId] = change }
+        }
         guard !changes.isEmpty else { return { _ in nil } }
         stored.bindings = try Projector.live.bindings(of: Array(Set(changes.values.map(\.terminalId))), on: connection)
         var boundTo = stored.bindings.compactMapValues(\.merchantId)
@@ -49,13 +53,8 @@ struct LocationRules: AppendHooks {
 
     /// Projects the appended events from what was read of them while the batch was prepared; the bindings of their
     /// terminals follow from the stored ones, one appended change at a time.
-    func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
-        let placed = try events.map { event in
-            guard let prepared = projected[event.eventId] else {
-                throw ProjectionError(event.position, "the appended event is not one of this batch")
-            }
-            return prepared.placed(at: event.position, version: event.version)
-        }
+    func didAppend(_ events: [AppendedEvent], on connection: Connection) throws {
+        let placed = events.map { projected[$0.index].placed(at: $0.position, version: $0.version) }
         try Projector.live.projectHistory(placed, on: connection)
         try Projector.live.carryBindings(of: placed, stored: stored.bindings, on: connection)
     }

@@ -115,7 +115,7 @@ struct AtMostTwoPerStream: AppendHooks {
         }
     }
 
-    func didAppend(_ events: [RecordedEvent], on connection: Connection) throws {
+    func didAppend(_ events: [AppendedEvent], on connection: Connection) throws {
         try connection.query("INSERT INTO seen SELECT unnest($1::bigint[])", [events.map(\.position)])
     }
 }

@@ -30,7 +30,7 @@ struct StreamHeadCacheTests {
         struct Refused: Error {}
         struct RefuseAfterWriting: AppendHooks {
             func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? { { _ in nil } }
-            func didAppend(_ events: [RecordedEvent], on connection: Connection) throws { throw Refused() }
+            func didAppend(_ events: [AppendedEvent], on connection: Connection) throws { throw Refused() }
         }
         let database = try TestDatabase.create()
         defer { database.drop() }
