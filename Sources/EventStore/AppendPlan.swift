@@ -2,7 +2,7 @@ import Foundation
 
 /// Decides, in batch order, what happens to each event of an append, and computes the rows to write.
 /// Pure: everything it needs from the database is loaded before.
-struct AppendPlan {
+struct AppendPlan: Sendable {
     private let events: [NewEvent]
     private let stored: [UUID: StoredIdentity]
     /// The stream heads as the batch leaves them.

@@ -103,7 +103,7 @@ public struct EventLog: Sendable {
             recordedAt: Timestamp(microseconds: try row.decode(7)).date, hash: try row.decode(8, as: [UInt8].self))
     }
 
-    private func storedEvents(ids: [UUID], on connection: Connection) throws -> [UUID: StoredIdentity] {
+    func storedEvents(ids: [UUID], on connection: Connection) throws -> [UUID: StoredIdentity] {
         var stored: [UUID: StoredIdentity] = [:]
         let rows = try connection.query(
             "SELECT event_id, stream, version, position, type, data::text FROM events WHERE event_id = ANY($1::uuid[])",
@@ -117,7 +117,7 @@ public struct EventLog: Sendable {
     }
 
     /// The last event of each stream, found through the (stream, version) index.
-    private func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
+    func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
         guard !streams.isEmpty else { return [:] }
         var heads: [String: StreamHead] = [:]
         let rows = try connection.query(
@@ -135,7 +135,7 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    private func lastEvent(on connection: Connection) throws -> LastEvent? {
+    func lastEvent(on connection: Connection) throws -> LastEvent? {
         try connection.query("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").first { _ in true }.map {
             LastEvent(position: try $0.decode(0), hash: try $0.decode(1))
         }
@@ -143,7 +143,7 @@ public struct EventLog: Sendable {
 
     /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before
     /// the append were rendered with each event; only position, version, time and hash are added here.
-    private func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
+    func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
         guard !plan.appended.isEmpty else { return }
         let recordedAt = plan.recordedAt.date.postgresText
         try connection.copyFrom(
@@ -168,7 +168,7 @@ struct AtomicBatchFailed: Error {
 }
 
 /// What identifies an event already stored, for the idempotency check.
-struct StoredIdentity {
+struct StoredIdentity: Sendable {
     let stream: String
     let version: Int64
     let position: Int64
@@ -177,7 +177,7 @@ struct StoredIdentity {
 }
 
 /// The last event of a stream.
-struct StreamHead {
+struct StreamHead: Sendable {
     var version: Int64
     var hash: [UInt8]
     var position: Int64

@@ -40,7 +40,7 @@ public final class StreamHeadCache {
 }
 
 /// The log's last event, which tells whether anything was appended since it was read.
-struct LastEvent: Equatable {
+struct LastEvent: Sendable, Equatable {
     let position: Int64
     let hash: [UInt8]
 }

@@ -7,6 +7,9 @@ public enum IngestStatus: String, Sendable, Codable {
     case appended, duplicate, conflict, invalid
     /// The batch was atomic and another item failed.
     case notAppended = "not_appended"
+
+    /// The item was refused: it is invalid, or conflicts with what is stored.
+    public var isRejection: Bool { self == .invalid || self == .conflict }
 }
 
 /// The answer for one item of a batch, as DESIGN.md's batch answer shows it.

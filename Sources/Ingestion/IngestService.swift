@@ -26,9 +26,9 @@ public struct PreparedBatch: Sendable {
     /// Per item, in order: its event (by index into `events`), or its answer when it cannot be appended.
     fileprivate var items: [PreparedItem]
     /// The events to append, in item order.
-    fileprivate var events: [NewEvent]
+    private(set) var events: [NewEvent]
     /// What the projections will read of each event, in the order of `events`.
-    fileprivate var projected: [ProjectedEvent]
+    private(set) var projected: [ProjectedEvent]
 
     public var count: Int { items.count }
 }
@@ -105,6 +105,23 @@ public struct IngestService: Sendable {
         } else {
             appended = try store.append(events, hooks: rules, cache: cache, on: connection)
         }
+        return Self.report(batch, appended)
+    }
+
+    /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction.
+    /// - Returns: the answers; nil when someone else appended since the batch was decided, and nothing was written:
+    ///   then append it with ``append(_:atomic:cache:on:)``, which decides under the append lock.
+    public func write(_ decided: DecidedBatch, on connection: Connection) throws -> IngestReport? {
+        let written = try store.write(decided.append, then: { transaction in
+            try Projector.live.projectHistory(decided.placed, on: transaction)
+            try Projector.live.store(decided.bindings, on: transaction)
+        }, on: connection)
+        return written ? Self.report(decided.batch, decided.append.results) : nil
+    }
+
+    /// The answer for each item of a batch, given the append's answer for each of its events.
+    private static func report(_ batch: PreparedBatch, _ appended: [AppendResult]) -> IngestReport {
+        let events = batch.events
         var next = 0
         let results = batch.items.map { item -> IngestItemResult in
             switch item {

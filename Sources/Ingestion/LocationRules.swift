@@ -19,14 +19,34 @@ struct LocationRules: AppendHooks {
     }
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
+        let terminals = changedTerminals
+        guard !terminals.isEmpty else { return { _ in nil } }
+        stored.bindings = try Projector.live.bindings(of: terminals, on: connection)
+        return rule(given: stored.bindings)
+    }
+
+    /// Projects the appended events from what was read of them while the batch was prepared; the bindings of their
+    /// terminals follow from the stored ones, one appended change at a time.
+    func didAppend(_ events: [AppendedEvent], on connection: Connection) throws {
+        let placed = placed(events)
+        try Projector.live.projectHistory(placed, on: connection)
+        try Projector.live.carryBindings(of: placed, stored: stored.bindings, on: connection)
+    }
+
+    /// The terminals the batch binds or unbinds.
+    var changedTerminals: [String] {
+        Array(Set(projected.compactMap { $0.binding?.terminalId }))
+    }
+
+    /// The rule for the batch, given the bindings of its terminals before it (those that have one).
+    func rule(given bindings: [String: TerminalBinding]) -> (NewEvent) -> AppendConflict? {
         // By event id: the rule is asked only about the first event of the batch with each id.
         var changes: [UUID: TerminalBinding.Change] = [:]
         for event in projected {
             if let change = event.binding, changes[event.eventId] == nil { changes[event.eventId] = change }
         }
         guard !changes.isEmpty else { return { _ in nil } }
-        stored.bindings = try Projector.live.bindings(of: Array(Set(changes.values.map(\.terminalId))), on: connection)
-        var boundTo = stored.bindings.compactMapValues(\.merchantId)
+        var boundTo = bindings.compactMapValues(\.merchantId)
         return { event in
             guard let change = changes[event.eventId] else { return nil }
             let current = boundTo[change.terminalId]
@@ -51,12 +71,9 @@ struct LocationRules: AppendHooks {
         }
     }
 
-    /// Projects the appended events from what was read of them while the batch was prepared; the bindings of their
-    /// terminals follow from the stored ones, one appended change at a time.
-    func didAppend(_ events: [AppendedEvent], on connection: Connection) throws {
-        let placed = events.map { projected[$0.index].placed(at: $0.position, version: $0.version) }
-        try Projector.live.projectHistory(placed, on: connection)
-        try Projector.live.carryBindings(of: placed, stored: stored.bindings, on: connection)
+    /// The appended events' projections, where the log put them.
+    func placed(_ events: [AppendedEvent]) -> [ProjectedEvent] {
+        events.map { projected[$0.index].placed(at: $0.position, version: $0.version) }
     }
 }
 

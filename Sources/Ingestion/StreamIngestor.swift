@@ -25,9 +25,10 @@ public struct IngestTotals: Sendable, Equatable {
     }
 }
 
-/// Ingests a stream of submissions in batches: one thread reads, parses, validates and assesses the next batch
-/// while the caller's thread appends the current one, so the database and the checks work at the same time.
-/// Memory stays bounded by two batches whatever the input size.
+/// Ingests a stream of submissions in batches, in three stages that work at the same time: one thread reads,
+/// parses, validates and assesses batches; with a second connection, another decides each batch (versions, rules,
+/// hashes, projection rows) while the one before it is written; the caller's thread writes. Memory stays bounded by a
+/// few batches whatever the input size.
 public struct StreamIngestor {
     let service: IngestService
     let batchSize: Int
@@ -45,19 +46,66 @@ public struct StreamIngestor {
 
     /// - Parameters:
     ///   - reader: the input; consumed on a thread of its own.
+    ///   - connection: where the batches are written.
+    ///   - decidingOn: a second connection to the same database, on which batches are decided ahead of writing
+    ///     them; without it each batch is decided in its own transaction, under the append lock. Either way, should
+    ///     anyone else append meanwhile, the batches from then on are decided under the lock.
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
     public func run(
-        _ reader: SubmissionReader, on connection: Connection,
+        _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
         rejected: (SubmissionReader.RawItem, IngestItemResult) -> Void = { _, _ in },
         progress: (IngestTotals, Int) -> Void = { _, _ in }
     ) throws -> IngestTotals {
-        let queue = BatchQueue(capacity: 2)
+        let read = BatchQueue<ReadBatch>(capacity: 2)
+        // One decided batch waits while another is written: two decided batches may be uncommitted while the
+        // planner decides the next (IngestPlanner's inFlight).
+        let decided = BatchQueue<PlannedBatch>(capacity: 1)
+        let underLock = LockedFlag()
+        let readerDone = startReading(reader, into: read)
+        let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, stopped: underLock) }
+        defer {
+            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
+            // never ends is given a few seconds, then left to fail on the closed descriptor.
+            read.cancel()
+            decided.cancel()
+            _ = readerDone.wait(timeout: .now() + 5)
+            _ = deciderDone?.wait(timeout: .now() + 5)
+        }
+
+        var totals = IngestTotals()
+        let heads = StreamHeadCache()
+        func next() -> PlannedBatch? {
+            if decider != nil { return decided.take() }
+            return read.take().map { PlannedBatch(read: $0, decided: nil) }
+        }
+        while let batch = next() {
+            var report: IngestReport?
+            if let decision = batch.decided, !underLock.isSet {
+                report = try service.write(decision, on: connection)
+                if report == nil { underLock.set() }
+            }
+            let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
+            totals.add(answered)
+            for index in answered.results.indices where answered.results[index].status.isRejection {
+                rejected(batch.read.raw[index], answered.results[index])
+            }
+            progress(totals, batch.read.bytesRead)
+            read.recycle((batch, answered))
+        }
+        if let readError = read.readError {
+            throw IngestInputError(reason: readError, totals: totals)
+        }
+        return totals
+    }
+
+    /// Reads, parses and prepares batches on a thread of its own.
+    private func startReading(_ reader: SubmissionReader, into queue: BatchQueue<ReadBatch>) -> DispatchSemaphore {
         let service = self.service
         let batchSize = self.batchSize
         let input = reader
-        let producerDone = DispatchSemaphore(value: 0)
-        let producer = Thread {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
             var reader = input
             while !queue.isCancelled {
                 var raw: [SubmissionReader.RawItem] = []
@@ -68,32 +116,40 @@ public struct StreamIngestor {
                 queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }
             queue.finish(readError: reader.readError)
-            producerDone.signal()
+            done.signal()
         }
-        producer.stackSize = 8 << 20
-        producer.start()
-        defer {
-            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
-            // never ends is given a few seconds, then left to fail on the closed descriptor.
-            queue.cancel()
-            _ = producerDone.wait(timeout: .now() + 5)
-        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        return done
+    }
 
-        var totals = IngestTotals()
-        let heads = StreamHeadCache()
-        while let batch = queue.take() {
-            let report = try service.append(batch.prepared, cache: heads, on: connection)
-            totals.add(report)
-            for (raw, result) in zip(batch.raw, report.results) where result.status == .invalid || result.status == .conflict {
-                rejected(raw, result)
+    /// Decides the read batches on a thread of its own, on `connection`; once `stopped` is set (someone else
+    /// appended, or deciding failed), passes them on undecided.
+    private func startDeciding(
+        _ read: BatchQueue<ReadBatch>, into decided: BatchQueue<PlannedBatch>, on connection: Connection,
+        stopped: LockedFlag
+    ) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let planner = IngestPlanner(inFlight: 2)
+            while !decided.isCancelled, let batch = read.take() {
+                var decision: DecidedBatch?
+                if !stopped.isSet {
+                    do {
+                        decision = try planner.decide(batch.prepared, reading: connection)
+                    } catch {
+                        // The writer, deciding under the lock, meets the same trouble and reports it.
+                        stopped.set()
+                    }
+                }
+                decided.put(PlannedBatch(read: batch, decided: decision))
             }
-            progress(totals, batch.bytesRead)
-            queue.recycle(batch, report)
+            decided.finish(readError: nil)
+            done.signal()
         }
-        if let readError = queue.readError {
-            throw IngestInputError(reason: readError, totals: totals)
-        }
-        return totals
+        thread.stackSize = 8 << 20
+        thread.start()
+        return done
     }
 }
 
@@ -113,31 +169,51 @@ private struct ReadBatch: Sendable {
     let bytesRead: Int
 }
 
-/// A bounded hand-over between the reading thread and the appending one.
-private final class BatchQueue: Sendable {
+/// A read batch and, unless it is to be decided under the lock, its decision.
+private struct PlannedBatch: Sendable {
+    let read: ReadBatch
+    let decided: DecidedBatch?
+}
+
+/// Set once, seen from any thread.
+private final class LockedFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
+/// A bounded hand-over between two stages.
+private final class BatchQueue<Batch: Sendable>: Sendable {
     private struct State {
-        var batches: [ReadBatch] = []
+        var batches: [Batch] = []
         var finished = false
         var cancelled = false
         var readError: String?
-        /// Appended batches and their reports, left for the reading thread to release.
-        var spent: [(ReadBatch, IngestReport)] = []
+        /// Batches used up downstream, left for the producing thread to release.
+        var spent: [any Sendable] = []
     }
 
     private let state = Mutex(State())
+    private let capacity: Int
     private let slots: DispatchSemaphore
     private let items = DispatchSemaphore(value: 0)
 
     init(capacity: Int) {
+        self.capacity = capacity
         slots = DispatchSemaphore(value: capacity)
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    func put(_ batch: ReadBatch) {
+    /// Waits for room, then queues the batch; once cancelled, drops it.
+    func put(_ batch: Batch) {
         slots.wait()
-        state.withLock { $0.batches.append(batch) }
-        items.signal()
+        let queued = state.withLock { state in
+            if state.cancelled { return false }
+            state.batches.append(batch)
+            return true
+        }
+        if queued { items.signal() } else { slots.signal() }
     }
 
     func finish(readError: String?) {
@@ -150,11 +226,11 @@ private final class BatchQueue: Sendable {
 
     var readError: String? { state.withLock { $0.readError } }
 
-    /// The next batch, or nil when the reader has finished and everything was taken.
-    func take() -> ReadBatch? {
+    /// The next batch, or nil when the producer has finished and everything was taken.
+    func take() -> Batch? {
         while true {
             items.wait()
-            let next: ReadBatch?? = state.withLock { state in
+            let next: Batch?? = state.withLock { state in
                 if !state.batches.isEmpty { return .some(state.batches.removeFirst()) }
                 return state.finished ? .some(nil) : nil
             }
@@ -165,23 +241,27 @@ private final class BatchQueue: Sendable {
         }
     }
 
-    /// Hands an appended batch over to be released on the reading thread: freeing a batch's objects measured a few
-    /// µs an event, time the database would otherwise wait for on the appending thread.
-    func recycle(_ batch: ReadBatch, _ report: IngestReport) {
-        state.withLock { $0.spent.append((batch, report)) }
+    /// Hands what a stage is done with over to be released on the producing thread: freeing a batch's objects
+    /// measured a few µs an event, time the database would otherwise wait for on the writing thread.
+    func recycle(_ spent: any Sendable) {
+        state.withLock { $0.spent.append(spent) }
     }
 
-    /// Releases, on the calling thread, the batches handed over with ``recycle(_:_:)``.
+    /// Releases, on the calling thread, what was handed over with ``recycle(_:)``.
     func releaseSpent() {
-        var spent: [(ReadBatch, IngestReport)] = []
+        var spent: [any Sendable] = []
         state.withLock { swap(&spent, &$0.spent) }
         spent.removeAll()  // here, outside the lock
     }
 
-    /// Stops the reader early (the appender failed): frees it if it waits for a slot.
+    /// Stops the producer early (a consumer failed): frees it if it waits for a slot. A semaphore must not be freed
+    /// with less than it started with, so the slots of the batches left in the queue are given back here.
     func cancel() {
-        state.withLock { $0.cancelled = true }
-        slots.signal()
-        slots.signal()
+        let alreadyCancelled = state.withLock { state in
+            defer { state.cancelled = true }
+            return state.cancelled
+        }
+        guard !alreadyCancelled else { return }
+        for _ in 0..<capacity { slots.signal() }
     }
 }

@@ -48,13 +48,20 @@ extension Projector {
         let changes = events.filter { $0.binding != nil }
         guard !changes.isEmpty else { return }
         let before = try stored ?? bindings(of: Array(Set(changes.map(\.entityId))), on: connection)
+        try store(Self.carried(changes, from: before), on: connection)
+    }
+
+    /// The bindings the events' binds and unbinds, in stream order, leave their terminals in.
+    /// - Parameter before: the terminals' bindings before these events (those that have one).
+    /// - Returns: the binding of each terminal the events change.
+    public static func carried(_ events: [ProjectedEvent], from before: [String: TerminalBinding]) -> [String: TerminalBinding] {
         var changed: [String: TerminalBinding] = [:]
-        for event in changes {
+        for event in events {
             guard let change = event.binding else { continue }
             changed[change.terminalId] = TerminalBinding.after(
                 change, version: event.version, from: changed[change.terminalId] ?? before[change.terminalId])
         }
-        try store(changed, on: connection)
+        return changed
     }
 
     /// The stored bindings of these terminals (those that have one).
@@ -74,7 +81,7 @@ extension Projector {
     }
 
     /// Writes bindings over the stored ones, 10,000 terminals a statement.
-    private func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
+    public func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
         let terminals = bindings.keys.sorted()
         for start in stride(from: 0, to: terminals.count, by: 10_000) {
             let slice = Array(terminals[start..<min(start + 10_000, terminals.count)])

@@ -113,9 +113,12 @@ enum IngestBench {
         guard descriptor >= 0 else { throw BenchUsage("cannot open \(path)") }
         defer { close(descriptor) }
         let backend = connection.backendPID
+        let decider = try Connection.connect(server.withDatabase(database))
+        defer { decider.close() }
         try settle(connection)
-        let (totals, ingest) = try timed(backend: backend) {
-            try StreamIngestor(service: service, batchSize: options.batchSize).run(SubmissionReader(fileDescriptor: descriptor), on: connection)
+        let (totals, ingest) = try timed(backends: [backend, decider.backendPID]) {
+            try StreamIngestor(service: service, batchSize: options.batchSize).run(
+                SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
         }
         record("ingest_items", "\(totals.items)")
         record("ingest_appended", "\(totals.appended)")
@@ -133,7 +136,7 @@ enum IngestBench {
         record("copy_read_back_s", seconds(readBack.wall))
         try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
         try settle(connection)
-        let (copied, copy) = try timed(backend: backend) {
+        let (copied, copy) = try timed(backends: [backend]) {
             try connection.copyFrom("COPY events_copy (\(eventColumns)) FROM STDIN") { writer in
                 for row in rows { try writer.row(row) }
             }
@@ -209,17 +212,22 @@ enum IngestBench {
     struct Timing {
         var wall: Double
         var clientCPU: Double
-        /// CPU of the database backend serving the connection, when it runs on this machine.
+        /// CPU of the database backends serving the stage, when they run on this machine.
         var serverCPU: Double?
     }
 
-    private static func timed<T>(backend: Int32? = nil, _ body: () throws -> T) rethrows -> (T, Timing) {
-        let serverBefore = backend.flatMap(processCPU)
+    /// - Parameter backends: database backends serving the stage, whose CPU is added up.
+    private static func timed<T>(backends: [Int32] = [], _ body: () throws -> T) rethrows -> (T, Timing) {
+        func serverCPU() -> Double? {
+            let each = backends.compactMap(processCPU)
+            return !each.isEmpty && each.count == backends.count ? each.reduce(0, +) : nil
+        }
+        let serverBefore = serverCPU()
         let clientBefore = clientCPU()
         let start = DispatchTime.now()
         let value = try body()
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let serverAfter = backend.flatMap(processCPU)
+        let serverAfter = serverCPU()
         let server = serverBefore.flatMap { before in serverAfter.map { $0 - before } }
         return (value, Timing(wall: wall, clientCPU: clientCPU() - clientBefore, serverCPU: server))
     }

@@ -52,11 +52,18 @@ enum IngestCommand {
         let rejects = try rejectsPath.map { try RejectsFile(path: $0) }
         // Reject lines of committed batches must reach the file even when a later batch fails.
         defer { try? rejects?.close() }
-        let connection = try Settings.fromEnvironment().connect()
+        let settings = Settings.fromEnvironment()
+        let connection = try settings.connect()
+        // Batches are decided on a second connection while the one before is written.
+        let decider = try settings.connect()
+        defer {
+            decider.close()
+            connection.close()
+        }
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
-            SubmissionReader(fileDescriptor: descriptor), on: connection,
+            SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider,
             rejected: { raw, result in rejects?.write(raw, result) },
             progress: { totals, bytes in
                 rejects?.flush()

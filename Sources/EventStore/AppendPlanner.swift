@@ -1,0 +1,113 @@
+import Foundation
+import Postgres
+
+/// Decides one writer's batches ahead of writing them, so that deciding the next batch (reading what it needs,
+/// checking versions and rules, hashing) overlaps writing the one before.
+///
+/// A batch is decided on what a reading connection sees, outside any append, and on what the batches decided
+/// before it will change, which the planner keeps: the head of every stream it has seen, the log's last event as
+/// they leave it, and the ids of the last batches, which may not be committed yet. That is right only while nobody
+/// else appends, so each decision carries the last event it assumes, and ``EventLog/write(_:then:on:)`` checks it
+/// under the append lock before writing anything. Reads start after the planner first read the log's last event, so
+/// an append by anyone else before any of them shows there.
+///
+/// Used from one thread at a time.
+public final class AppendPlanner {
+    private let log = EventLog()
+    /// The log's last event once the batches decided so far are written; nil until first read.
+    private var last: LastEvent??
+    private var heads: [String: StreamHead] = [:]
+    /// The events appended by the batches decided last, newest last: some may still be on their way to the log.
+    private var recent: [[UUID: StoredIdentity]] = []
+    /// Batches decided but perhaps not yet committed: the one being written and the one waiting for it.
+    private let inFlight: Int
+    /// Past this many streams, the heads not touched by the recent batches are forgotten (and read again).
+    private let capacity: Int
+
+    /// - Parameter inFlight: how many decided batches may be uncommitted while the next is decided.
+    public init(inFlight: Int = 2, capacity: Int = 500_000) {
+        self.inFlight = max(1, inFlight)
+        self.capacity = max(1, capacity)
+    }
+
+    /// Decides `events` as the next batch.
+    /// - Parameters:
+    ///   - rules: builds the domain rule for the batch; called after the planner's reads, so that it may read too.
+    ///   - reader: a connection outside any append transaction.
+    public func decide(
+        _ events: [NewEvent], rules: () throws -> (NewEvent) -> AppendConflict?, reading reader: Connection
+    ) throws -> DecidedAppend {
+        let assumed: LastEvent?
+        if let last {
+            assumed = last
+        } else {
+            assumed = try log.lastEvent(on: reader)
+        }
+        last = assumed
+        var stored = try log.storedEvents(ids: events.map(\.eventId), on: reader)
+        for batch in recent {
+            stored.merge(batch) { _, recent in recent }
+        }
+        var batchHeads: [String: StreamHead] = [:]
+        var unseen = Set<String>()
+        for event in events where batchHeads[event.stream] == nil {
+            if let head = heads[event.stream] { batchHeads[event.stream] = head } else { unseen.insert(event.stream) }
+        }
+        batchHeads.merge(try log.streamHeads(unseen, on: reader)) { known, _ in known }
+        var plan = AppendPlan(
+            events: events, stored: stored, heads: batchHeads, nextPosition: (assumed?.position ?? 0) + 1,
+            recordedAt: Timestamp.now())
+        plan.decide(try rules())
+        remember(plan, of: events)
+        return DecidedAppend(events: events, plan: plan, assumedLast: assumed)
+    }
+
+    /// Takes in what a decided batch changes, for the batches after it.
+    private func remember(_ plan: AppendPlan, of events: [NewEvent]) {
+        var appended: [UUID: StoredIdentity] = [:]
+        appended.reserveCapacity(plan.appended.count)
+        for event in plan.appended {
+            let new = events[event.index]
+            appended[event.eventId] = StoredIdentity(
+                stream: new.stream, version: event.version, position: event.position, type: new.type, data: new.data)
+        }
+        recent.append(appended)
+        if recent.count > inFlight { recent.removeFirst() }
+        if heads.count > capacity {
+            // Only the streams of batches perhaps not yet committed must stay: the log does not show them yet.
+            let keep = Set(recent.flatMap { $0.values.map(\.stream) })
+            heads = heads.filter { keep.contains($0.key) }
+        }
+        heads.merge(plan.heads) { _, decided in decided }
+        if let newest = plan.appended.last { last = LastEvent(position: newest.position, hash: newest.hash) }
+    }
+}
+
+/// A batch decided by an ``AppendPlanner``, to be written with ``EventLog/write(_:then:on:)``.
+public struct DecidedAppend: Sendable {
+    let events: [NewEvent]
+    let plan: AppendPlan
+    /// The log's last event the decision assumed.
+    let assumedLast: LastEvent?
+
+    /// One answer per event, in order.
+    public var results: [AppendResult] { plan.results }
+    /// The events to be appended, in order.
+    public var appended: [AppendedEvent] { plan.appended }
+}
+
+extension EventLog {
+    /// Writes a decided batch in one transaction, with `then` (the projections) in the same transaction, when the
+    /// log's last event is still the one the decision assumed. Otherwise someone else appended since: nothing is
+    /// written, and the batch must be decided again, under the lock (``append(_:atomic:hooks:on:)``).
+    /// - Returns: whether the batch was written.
+    public func write(_ decided: DecidedAppend, then: (Connection) throws -> Void, on connection: Connection) throws -> Bool {
+        try connection.transaction { transaction in
+            try lockAppends(on: transaction)
+            guard try lastEvent(on: transaction) == decided.assumedLast else { return false }
+            try insert(decided.plan, of: decided.events, on: transaction)
+            try then(transaction)
+            return true
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import EventStore
+import Foundation
+import Postgres
+import Projections
+
+/// Decides one writer's prepared batches ahead of writing them, so that deciding the next batch overlaps writing the
+/// one before: the event log's side with an ``AppendPlanner``, and the terminal bindings the rules check, as the
+/// batches decided so far leave them. What it has not seen yet it reads on a connection of its own.
+///
+/// Right only while nobody else appends; ``IngestService/write(_:on:)`` checks that under the append lock and writes
+/// nothing otherwise. Used from one thread at a time.
+public final class IngestPlanner {
+    private let planner: AppendPlanner
+    /// Every terminal seen, with its binding as the decided batches leave it; nil when it has none.
+    private var bindings: [String: TerminalBinding?] = [:]
+    /// The terminals changed by the batches decided last, which may not be committed yet.
+    private var recentTerminals: [[String]] = []
+    private let inFlight: Int
+    private let capacity: Int
+
+    /// - Parameter inFlight: how many decided batches may be uncommitted while the next is decided.
+    public init(inFlight: Int = 2, capacity: Int = 500_000) {
+        planner = AppendPlanner(inFlight: inFlight, capacity: capacity)
+        self.inFlight = max(1, inFlight)
+        self.capacity = max(1, capacity)
+    }
+
+    /// Decides `batch` as the next one, reading what it needs on `reader`, a connection outside any append.
+    public func decide(_ batch: PreparedBatch, reading reader: Connection) throws -> DecidedBatch {
+        let rules = LocationRules(projected: batch.projected)
+        let terminals = rules.changedTerminals
+        let append = try planner.decide(batch.events, rules: {
+            let unseen = terminals.filter { self.bindings[$0] == nil }
+            if !unseen.isEmpty {
+                let stored = try Projector.live.bindings(of: unseen, on: reader)
+                for terminal in unseen { self.bindings[terminal] = .some(stored[terminal]) }
+            }
+            return rules.rule(given: self.bindings(of: terminals))
+        }, reading: reader)
+        let placed = rules.placed(append.appended)
+        let changed = Projector.carried(placed, from: bindings(of: terminals))
+        remember(changed)
+        return DecidedBatch(batch: batch, append: append, placed: placed, bindings: changed)
+    }
+
+    /// The known bindings of these terminals (those that have one).
+    private func bindings(of terminals: [String]) -> [String: TerminalBinding] {
+        var known: [String: TerminalBinding] = [:]
+        for terminal in terminals {
+            if let binding = bindings[terminal] ?? nil { known[terminal] = binding }
+        }
+        return known
+    }
+
+    private func remember(_ changed: [String: TerminalBinding]) {
+        recentTerminals.append(Array(changed.keys))
+        if recentTerminals.count > inFlight { recentTerminals.removeFirst() }
+        if bindings.count > capacity {
+            // Only the terminals of batches perhaps not yet committed must stay: the log does not show them yet.
+            let keep = Set(recentTerminals.joined())
+            bindings = bindings.filter { keep.contains($0.key) }
+        }
+        for (terminal, binding) in changed { bindings[terminal] = .some(binding) }
+    }
+}
+
+/// A prepared batch decided by an ``IngestPlanner``: the events to append, their projections and the bindings they
+/// leave, ready to write with ``IngestService/write(_:on:)``.
+public struct DecidedBatch: Sendable {
+    let batch: PreparedBatch
+    let append: DecidedAppend
+    /// The appended events' projections, where the log will put them.
+    let placed: [ProjectedEvent]
+    /// The bindings of the terminals the batch changes.
+    let bindings: [String: TerminalBinding]
+}

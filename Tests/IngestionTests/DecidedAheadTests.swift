@@ -1,0 +1,148 @@
+import EventStore
+import Foundation
+import Ingestion
+import Postgres
+import Projections
+import Testing
+
+/// `geoledger ingest` decides each batch on a second connection while the one before it is written. The answers and
+/// the stored rows must be those of deciding every batch under the append lock, and someone else appending meanwhile
+/// must not cost an event or double one.
+@Suite("Streamed ingest, batches decided ahead", .serialized)
+struct DecidedAheadTests {
+    /// A shuffled workload of fixes, binds, unbinds and visits, with what must be answered otherwise mixed in, cut into
+    /// batches of 7 so that repeats and rule conflicts fall in the batch after, or the one after that.
+    static func lines() -> [String] {
+        var lines = OrderWorkload(withUnbinds: true).shuffled(seed: 31)
+        let reused = eventId(900_001)
+        let extra = [
+            Client.terminalBound(reused, terminal: "TX", merchant: "MX"),
+            Client.terminalBound(terminal: "TX", merchant: "MY"),  // terminal_already_bound
+            Client.terminalUnbound(terminal: "TX", merchant: "MY"),  // terminal_not_bound
+            Client.terminalBound(reused, terminal: "TX", merchant: "MX"),  // duplicate
+            Client.terminalLocated(reused, terminal: "TX"),  // event_id_reused
+            "{\"eventId\": 12}",  // invalid
+            Client.terminalUnbound(terminal: "TX", merchant: "MX"),
+            Client.terminalBound(terminal: "TX", merchant: "MY"),
+        ]
+        for (offset, line) in extra.enumerated() { lines.insert(line, at: min(lines.count, 5 + offset * 6)) }
+        // Repeats of earlier lines, a batch or two later.
+        for index in stride(from: 3, to: min(lines.count, 60), by: 9) { lines.insert(lines[index], at: index + 8) }
+        return lines
+    }
+
+    struct Outcome {
+        var totals: IngestTotals
+        var rejected: [String]
+    }
+
+    static func ingest(
+        _ lines: [String], into db: IngestionDatabase, decidingOn decider: Connection?,
+        afterBatch: (Int) throws -> Void = { _ in }
+    ) throws -> Outcome {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("decided-\(UUID()).ndjson").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw Unexpected("cannot open \(path)") }
+        defer { close(descriptor) }
+        var rejected: [String] = []
+        var batches = 0
+        let totals = try StreamIngestor(service: db.service, batchSize: 7).run(
+            SubmissionReader(fileDescriptor: descriptor), on: db.connection, decidingOn: decider,
+            rejected: { raw, result in
+                rejected.append("\(result.status) \(result.conflict?.code ?? "") \(String(decoding: raw.bytes, as: UTF8.self))")
+            },
+            progress: { _, _ in
+                batches += 1
+                try? afterBatch(batches)
+            })
+        return Outcome(totals: totals, rejected: rejected)
+    }
+
+    /// The log without what depends on when the ingest ran: receivedAt, recordedAt, and so the hash.
+    static func log(_ db: IngestionDatabase) throws -> String {
+        try db.connection.query(
+            """
+            SELECT jsonb_agg(jsonb_build_object(
+                       'position', position, 'eventId', event_id, 'stream', stream, 'version', version, 'type', type,
+                       'data', data::jsonb, 'metadata', metadata::jsonb - 'receivedAt') ORDER BY position)::text
+            FROM events
+            """
+        ).first!.decode(0)
+    }
+
+    @Test("the answers, the log and every projection are those of deciding each batch under the lock")
+    func sameAsUnderTheLock() throws {
+        let lines = Self.lines()
+        let ahead = try IngestionDatabase()
+        defer { ahead.drop() }
+        let decider = try ahead.database.connect()
+        defer { decider.close() }
+        let underLock = try IngestionDatabase()
+        defer { underLock.drop() }
+
+        let decided = try Self.ingest(lines, into: ahead, decidingOn: decider)
+        let locked = try Self.ingest(lines, into: underLock, decidingOn: nil)
+
+        #expect(decided.totals == locked.totals)
+        // The mix the input was made for (the workload's own conflicts and invalid lines come on top).
+        #expect(decided.totals.duplicate >= 5 && decided.totals.conflict >= 3 && decided.totals.invalid >= 1)
+        #expect(decided.rejected == locked.rejected)
+        #expect(try Self.log(ahead) == Self.log(underLock))
+        #expect(try ahead.allProjections() == underLock.allProjections())
+        #expect(try Verifier().verify(on: ahead.connection).firstBrokenLink == nil)
+    }
+
+    @Test("someone else appends during the ingest: the later batches are decided under the lock, nothing lost or doubled")
+    func anotherWriter() throws {
+        let lines = Self.lines()
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let decider = try db.database.connect()
+        defer { decider.close() }
+        let other = try IngestionDatabase(sharing: db)
+        defer { other.connection.close() }
+        // A stream the ingest writes to as well, at the end of the first batch: a batch is decided by then.
+        let foreign = Client.terminalLocated(eventId(900_002), terminal: "T4")
+
+        var foreignStatus: IngestStatus?
+        let outcome = try Self.ingest(lines, into: db, decidingOn: decider) { batch in
+            if batch == 1 { foreignStatus = try other.ingest([foreign]).results[0].status }
+        }
+        #expect(foreignStatus == .appended)
+        let alone = try IngestionDatabase()
+        defer { alone.drop() }
+        let expected = try Self.ingest(lines, into: alone, decidingOn: nil)
+
+        #expect(outcome.totals == expected.totals)
+        #expect(try db.count("SELECT count(*) FROM events") == expected.totals.appended + 1)
+        #expect(try db.count("SELECT count(*) FROM events WHERE event_id = '\(eventId(900_002))'") == 1)
+        // Every stream gap-free from version 0, every chain intact.
+        #expect(try db.count("SELECT count(*) FROM (SELECT stream FROM events GROUP BY stream HAVING max(version) + 1 <> count(*)) s") == 0)
+        #expect(try Verifier().verify(on: db.connection).firstBrokenLink == nil)
+        let inline = try db.allProjections()
+        _ = try Replayer().replay(db.database.configuration)
+        #expect(try db.allProjections() == inline)
+    }
+
+    @Test("a batch the database refuses stops the ingest with the database's error; the batches before it stay stored")
+    func refusedBatch() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let decider = try db.database.connect()
+        defer { decider.close() }
+        let other = try IngestionDatabase(sharing: db)
+        defer { other.connection.close() }
+        var storedBefore = 0
+        #expect(throws: PostgresError.self) {
+            _ = try Self.ingest(Self.lines(), into: db, decidingOn: decider) { batch in
+                guard batch == 1 else { return }
+                storedBefore = try other.count("SELECT count(*) FROM events")
+                try other.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+            }
+        }
+        #expect(storedBefore > 0)
+        #expect(try db.count("SELECT count(*) FROM events") == storedBefore)
+    }
+}
