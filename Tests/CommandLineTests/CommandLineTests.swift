@@ -197,4 +197,11 @@ struct ExecutableTests {
         let libc = try #require(libraries.firstIndex { $0.hasPrefix("libc.so") })
         #expect(jemalloc < libc)
     }
+
+    @Test("gives jemalloc its options: freed pages are kept for reuse")
+    func allocatorOptions() throws {
+        let outcome = try GeoledgerProcess.run(["--help"], environment: ["MALLOC_CONF": "confirm_conf:true"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.contains("global variable malloc_conf): \"dirty_decay_ms:-1,muzzy_decay_ms:-1\""))
+    }
 }
