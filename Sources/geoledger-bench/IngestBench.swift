@@ -131,16 +131,19 @@ enum IngestBench {
         let ingestRate = Double(totals.appended) / ingest.wall
         record("ingest_events_per_s", rate(totals.appended, ingest.wall))
 
-        // 3. COPY of the same rows: read them first, time only the COPY.
-        let (rows, readBack) = try timed { try storedRows(on: connection) }
-        record("copy_read_back_s", seconds(readBack.wall))
-        try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
-        try settle(connection)
-        let (copied, copy) = try timed(backends: [backend]) {
-            try connection.copyFrom("COPY events_copy (\(eventColumns)) FROM STDIN") { writer in
-                for row in rows { try writer.row(row) }
+        // 3. COPY of the same rows: read them first, time only the COPY. The rows are freed once copied, before the
+        // replay is timed.
+        let (copied, copy) = try {
+            let (rows, readBack) = try timed { try storedRows(on: connection) }
+            record("copy_read_back_s", seconds(readBack.wall))
+            try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
+            try settle(connection)
+            return try timed(backends: [backend]) {
+                try connection.copyFrom("COPY events_copy (\(eventColumns)) FROM STDIN") { writer in
+                    for row in rows { try writer.row(row) }
+                }
             }
-        }
+        }()
         guard copied == totals.appended else {
             throw BenchUsage("COPY stored \(copied) rows, the ingest appended \(totals.appended)")
         }
