@@ -76,7 +76,7 @@ struct AppendPlan: Sendable {
         let position = nextPosition
         nextPosition += 1
         let hash = EventHash.chain(
-            previous: head?.hash ?? EventHash.genesis, event.rendered, position: position, recordedAt: recordedAt,
+            previous: head?.hash ?? EventHash.genesis, event, position: position, recordedAt: recordedAt,
             version: version)
         heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
         appended.append(AppendedEvent(index: index, eventId: event.eventId, position: position, version: version, hash: hash))

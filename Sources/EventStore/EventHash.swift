@@ -10,12 +10,13 @@ public enum EventHash {
         SHA256.digest(previous, canonical)
     }
 
-    /// ``chain(previous:canonical:)`` of the canonical bytes put together from their parts, without copying them
-    /// into one array.
-    static func chain(previous: [UInt8], _ rendered: RenderedEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
+    /// ``chain(previous:canonical:)`` of an event's canonical bytes, hashed part by part as ``canonicalBytes`` puts
+    /// them together, without copying them into one array.
+    static func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
         SHA256.digest(
-            previous, rendered.canonicalHead, canonicalMiddle(position: position, recordedAt: recordedAt),
-            rendered.canonicalTail, canonicalEnd(version: version))
+            previous, dataKey, event.data, event.rendered.eventIdMember, event.metadata, positionKey,
+            canonicalMiddle(position: position, recordedAt: recordedAt), event.rendered.canonicalTail,
+            canonicalEnd(version: version))
     }
 
     /// The canonical bytes of an event: a JSON object with sorted keys, whose `data` and `metadata` are the stored
@@ -24,22 +25,18 @@ public enum EventHash {
         position: Int64, eventId: UUID, stream: String, version: Int64, type: String,
         recordedAt: Timestamp, data: Data, metadata: Data
     ) -> [UInt8] {
-        canonicalHead(eventId: eventId, data: data, metadata: metadata)
+        dataKey + data + eventIdMember(eventId) + metadata + positionKey
             + canonicalMiddle(position: position, recordedAt: recordedAt)
             + canonicalTail(stream: stream, type: type)
             + canonicalEnd(version: version)
     }
 
-    /// `{"data":…,"eventId":"…","metadata":…,"position":`
-    static func canonicalHead(eventId: UUID, data: Data, metadata: Data) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count + metadata.count + 80)
-        bytes.append(contentsOf: "{\"data\":".utf8)
-        bytes.append(contentsOf: data)
-        bytes.append(contentsOf: ",\"eventId\":\(jsonString(eventId.lowercasedText)),\"metadata\":".utf8)
-        bytes.append(contentsOf: metadata)
-        bytes.append(contentsOf: ",\"position\":".utf8)
-        return bytes
+    private static let dataKey = Array("{\"data\":".utf8)
+    private static let positionKey = Array(",\"position\":".utf8)
+
+    /// `,"eventId":"…","metadata":`
+    static func eventIdMember(_ eventId: UUID) -> [UInt8] {
+        Array(",\"eventId\":\(jsonString(eventId.lowercasedText)),\"metadata\":".utf8)
     }
 
     /// `<position>,"recordedAt":<microseconds>`

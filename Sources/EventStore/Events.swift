@@ -42,8 +42,8 @@ public struct NewEvent: Sendable, Equatable {
 struct RenderedEvent: Sendable, Equatable {
     /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`).
     let copyColumns: CopyRow
-    /// The canonical bytes before the position, and from the stream to the version (see ``EventHash``).
-    let canonicalHead: [UInt8]
+    /// Parts of the canonical bytes (see ``EventHash``): the event id's member, and from the stream to the version.
+    let eventIdMember: [UInt8]
     let canonicalTail: [UInt8]
 
     init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
@@ -54,7 +54,7 @@ struct RenderedEvent: Sendable, Equatable {
         columns.bytes(data)
         columns.bytes(metadata)
         copyColumns = columns
-        canonicalHead = EventHash.canonicalHead(eventId: eventId, data: data, metadata: metadata)
+        eventIdMember = EventHash.eventIdMember(eventId)
         canonicalTail = EventHash.canonicalTail(stream: stream, type: type)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// SHA-256 through OpenSSL's libcrypto (the EVP interface).
 enum SHA256 {
-    static func digest(_ chunks: [UInt8]...) -> [UInt8] {
+    static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL could not allocate a digest context") }

@@ -54,6 +54,6 @@ struct AppendPlanTests {
             canonical: EventHash.canonicalBytes(
                 position: 12, eventId: event.eventId, stream: event.stream, version: 3, type: event.type,
                 recordedAt: recordedAt, data: event.data, metadata: event.metadata))
-        #expect(EventHash.chain(previous: previous, event.rendered, position: 12, recordedAt: recordedAt, version: 3) == whole)
+        #expect(EventHash.chain(previous: previous, event, position: 12, recordedAt: recordedAt, version: 3) == whole)
     }
 }
