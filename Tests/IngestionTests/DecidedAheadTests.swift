@@ -36,10 +36,12 @@ struct DecidedAheadTests {
         var rejected: [String]
     }
 
+    /// Ingests the lines in batches of 7; `decidingAhead`, on a second connection of its own.
     static func ingest(
-        _ lines: [String], into db: IngestionDatabase, decidingOn decider: Connection?,
-        afterBatch: (Int) throws -> Void = { _ in }
+        _ lines: [String], into db: IngestionDatabase, decidingAhead: Bool, afterBatch: (Int) throws -> Void = { _ in }
     ) throws -> Outcome {
+        let decider = decidingAhead ? try db.database.connect() : nil
+        defer { decider?.close() }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("decided-\(UUID()).ndjson").path
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -77,13 +79,11 @@ struct DecidedAheadTests {
         let lines = Self.lines()
         let ahead = try IngestionDatabase()
         defer { ahead.drop() }
-        let decider = try ahead.database.connect()
-        defer { decider.close() }
         let underLock = try IngestionDatabase()
         defer { underLock.drop() }
 
-        let decided = try Self.ingest(lines, into: ahead, decidingOn: decider)
-        let locked = try Self.ingest(lines, into: underLock, decidingOn: nil)
+        let decided = try Self.ingest(lines, into: ahead, decidingAhead: true)
+        let locked = try Self.ingest(lines, into: underLock, decidingAhead: false)
 
         #expect(decided.totals == locked.totals)
         // The mix the input was made for (the workload's own conflicts and invalid lines come on top).
@@ -99,21 +99,19 @@ struct DecidedAheadTests {
         let lines = Self.lines()
         let db = try IngestionDatabase()
         defer { db.drop() }
-        let decider = try db.database.connect()
-        defer { decider.close() }
         let other = try IngestionDatabase(sharing: db)
         defer { other.connection.close() }
         // A stream the ingest writes to as well, at the end of the first batch: a batch is decided by then.
         let foreign = Client.terminalLocated(eventId(900_002), terminal: "T4")
 
         var foreignStatus: IngestStatus?
-        let outcome = try Self.ingest(lines, into: db, decidingOn: decider) { batch in
+        let outcome = try Self.ingest(lines, into: db, decidingAhead: true) { batch in
             if batch == 1 { foreignStatus = try other.ingest([foreign]).results[0].status }
         }
         #expect(foreignStatus == .appended)
         let alone = try IngestionDatabase()
         defer { alone.drop() }
-        let expected = try Self.ingest(lines, into: alone, decidingOn: nil)
+        let expected = try Self.ingest(lines, into: alone, decidingAhead: false)
 
         #expect(outcome.totals == expected.totals)
         #expect(try db.count("SELECT count(*) FROM events") == expected.totals.appended + 1)
@@ -130,13 +128,11 @@ struct DecidedAheadTests {
     func refusedBatch() throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
-        let decider = try db.database.connect()
-        defer { decider.close() }
         let other = try IngestionDatabase(sharing: db)
         defer { other.connection.close() }
         var storedBefore = 0
         #expect(throws: PostgresError.self) {
-            _ = try Self.ingest(Self.lines(), into: db, decidingOn: decider) { batch in
+            _ = try Self.ingest(Self.lines(), into: db, decidingAhead: true) { batch in
                 guard batch == 1 else { return }
                 storedBefore = try other.count("SELECT count(*) FROM events")
                 try other.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
