@@ -274,6 +274,11 @@ public struct CopyRow: Sendable, Equatable {
         }
     }
 
+    /// A timestamptz, rounded to the microsecond as PostgreSQL keeps it; nil is SQL NULL.
+    public mutating func timestamp(_ value: Date?) {
+        timestamp(microsecondsSince1970: value.map(Timestamp.microseconds))
+    }
+
     /// A bytea, in text in hex form.
     public mutating func bytea(_ value: [UInt8]) {
         field(binaryLength: value.count) { buffer in

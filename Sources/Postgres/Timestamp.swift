@@ -4,7 +4,7 @@ import Foundation
 enum Timestamp {
     /// `yyyy-MM-ddTHH:mm:ss.ffffffZ`, rounded to the microsecond PostgreSQL keeps.
     static func format(_ date: Date) -> String {
-        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let micros = exactMicroseconds(date)
         guard micros.isFinite, abs(micros) < 2.5e17 else {
             return micros < 0 ? "-infinity" : "infinity"
         }
@@ -40,6 +40,15 @@ enum Timestamp {
         text.append(UInt8(ascii: "Z"))
         if year <= 0 { text.append(contentsOf: " BC".utf8) }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Microseconds since 1970-01-01 UTC, rounded to the microsecond; clamped to PostgreSQL's range.
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64(min(max(exactMicroseconds(date), -2.5e17), 2.5e17))
+    }
+
+    private static func exactMicroseconds(_ date: Date) -> Double {
+        (date.timeIntervalSince1970 * 1_000_000).rounded()
     }
 
     /// Reads what PostgreSQL writes with `DateStyle ISO`: `2026-11-29 10:00:00.123456+00`,

@@ -41,8 +41,8 @@ public struct Replayer: Sendable {
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
         let bindingEvents = try projectInParallel(through: start, configuration: configuration, progress: progress)
-        try Projector(schema: RebuildSchema.name).carryBindings(
-            of: bindingEvents.sorted { $0.position < $1.position }, stored: [:], on: coordinator)
+        try Projector(schema: RebuildSchema.name).insert(
+            Projector.carried(bindingEvents.sorted { $0.position < $1.position }, from: [:]), on: coordinator)
         // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
         try rebuild.buildIndexes(on: coordinator)
         return try coordinator.transaction { transaction in
@@ -123,10 +123,8 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
 /// keys upserts need added only when the data is in, then swapped in for the live schema.
 private struct RebuildSchema {
     static let name = "projections_rebuild"
-    /// The tables written by upsert (the bindings), whose keys must exist while they are filled.
-    static let upsertedTables: Set<String> = ["terminals"]
-    /// The keys of the other tables and the `CREATE INDEX` statements of the live schema, to run on the rebuilt
-    /// tables at the end.
+    /// The keys and the `CREATE INDEX` statements of the live schema, to run on the rebuilt tables once they are
+    /// filled (before the catch-up, whose bindings upsert needs the terminals' key).
     let indexDefinitions: [String]
 
     static func create(on connection: Connection) throws -> RebuildSchema {
@@ -143,8 +141,8 @@ private struct RebuildSchema {
             try connection.execute(
                 "CREATE TABLE \(name).\(table) (LIKE projections.\(table) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
         }
-        // The keys an upsert needs now; the history tables' keys are built with the indexes, once the rows are in:
-        // one sorted build costs less than inserting every key as the rows arrive.
+        // Keys are built with the indexes, once the rows are in: one sorted build costs less than inserting every
+        // key as the rows arrive.
         let constraints = try connection.query(
             """
             SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
@@ -152,15 +150,9 @@ private struct RebuildSchema {
             WHERE n.nspname = 'projections' AND c.contype IN ('p', 'u')
             ORDER BY 1, 2
             """)
-        var keysAfter: [String] = []
-        for row in constraints {
+        let keys = try constraints.map { row in
             let table = try row.decode(0, as: String.self).replacingOccurrences(of: "projections.", with: "")
-            let statement = "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
-            if upsertedTables.contains(table) {
-                try connection.execute(statement)
-            } else {
-                keysAfter.append(statement)
-            }
+            return "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
         }
         let indexes = try connection.query(
             """
@@ -170,7 +162,7 @@ private struct RebuildSchema {
                               WHERE n.nspname = 'projections' AND c.conname = i.indexname)
             """
         ).map { try $0.decode(0, as: String.self).replacingOccurrences(of: " ON projections.", with: " ON \(name).") }
-        return RebuildSchema(indexDefinitions: keysAfter + indexes)
+        return RebuildSchema(indexDefinitions: keys + indexes)
     }
 
     func buildIndexes(on connection: Connection) throws {

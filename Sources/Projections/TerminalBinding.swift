@@ -80,6 +80,28 @@ extension Projector {
         return bindings
     }
 
+    /// Writes the bindings of terminals the table has no row for yet, as replay's fresh table: one binary COPY.
+    func insert(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
+        guard !bindings.isEmpty else { return }
+        try connection.copyFrom(
+            """
+            COPY \(schema).terminals (terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at)
+            FROM STDIN WITH (FORMAT binary)
+            """, format: .binary
+        ) { writer in
+            for (terminal, binding) in bindings.sorted(by: { $0.key < $1.key }) {
+                try writer.row { row in
+                    row.text(terminal)
+                    row.text(binding.merchantId)
+                    row.timestamp(binding.boundSince)
+                    row.text(binding.lastMerchantId)
+                    row.integer(binding.version)
+                    row.timestamp(binding.unboundAt)
+                }
+            }
+        }
+    }
+
     /// Writes bindings over the stored ones, 10,000 terminals a statement.
     public func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
         let terminals = bindings.keys.sorted()
