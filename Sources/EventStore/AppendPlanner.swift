@@ -9,7 +9,9 @@ import Postgres
 /// they leave it, and the ids of the last batches, which may not be committed yet. That is right only while nobody
 /// else appends, so each decision carries the last event it assumes, and ``EventLog/write(_:then:on:)`` checks it
 /// under the append lock before writing anything. Reads start after the planner first read the log's last event, so
-/// an append by anyone else before any of them shows there.
+/// an append by anyone else before any of them shows there. The reading connection must see each batch as soon as it
+/// commits: the same server as the writes, outside any transaction. A batch's recording time is taken when it is
+/// decided.
 ///
 /// Used from one thread at a time.
 public final class AppendPlanner {

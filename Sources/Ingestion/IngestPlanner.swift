@@ -5,10 +5,12 @@ import Projections
 
 /// Decides one writer's prepared batches ahead of writing them, so that deciding the next batch overlaps writing the
 /// one before: the event log's side with an ``AppendPlanner``, and the terminal bindings the rules check, as the
-/// batches decided so far leave them. What it has not seen yet it reads on a connection of its own.
+/// batches decided so far leave them. What it has not seen yet it reads on a connection of its own, to the same
+/// server and outside any transaction, so that it sees each batch as soon as it commits.
 ///
-/// Right only while nobody else appends; ``IngestService/write(_:on:)`` checks that under the append lock and writes
-/// nothing otherwise. Used from one thread at a time.
+/// Right only while nobody else appends, and while batches are written in the order they were decided with no more
+/// than `inFlight` of them uncommitted; ``IngestService/write(_:on:)`` checks the first under the append lock and
+/// writes nothing when someone else appended. Used from one thread at a time.
 public final class IngestPlanner {
     private let planner: AppendPlanner
     /// Every terminal seen, with its binding as the decided batches leave it; nil when it has none.

@@ -44,12 +44,16 @@ public struct StreamIngestor {
         self.batchSize = max(1, batchSize)
     }
 
+    /// Decided batches that wait while another is written. With the one being written, one more than this may be
+    /// uncommitted while the next batch is decided: the planner keeps what they change (``IngestPlanner``).
+    static let decidedAhead = 1
+
     /// - Parameters:
     ///   - reader: the input; consumed on a thread of its own.
     ///   - connection: where the batches are written.
-    ///   - decidingOn: a second connection to the same database, on which batches are decided ahead of writing
-    ///     them; without it each batch is decided in its own transaction, under the append lock. Either way, should
-    ///     anyone else append meanwhile, the batches from then on are decided under the lock.
+    ///   - decidingOn: a second connection to the same database on the same server, outside any transaction, on
+    ///     which batches are decided ahead of writing them; should anyone else append meanwhile, the batches from
+    ///     then on are decided under the append lock. Without it, every batch is decided under the lock.
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
     public func run(
@@ -58,19 +62,18 @@ public struct StreamIngestor {
         progress: (IngestTotals, Int) -> Void = { _, _ in }
     ) throws -> IngestTotals {
         let read = BatchQueue<ReadBatch>(capacity: 2)
-        // One decided batch waits while another is written: two decided batches may be uncommitted while the
-        // planner decides the next (IngestPlanner's inFlight).
-        let decided = BatchQueue<PlannedBatch>(capacity: 1)
+        let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
         let underLock = LockedFlag()
         let readerDone = startReading(reader, into: read)
-        let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, stopped: underLock) }
+        let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
-            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
-            // never ends is given a few seconds, then left to fail on the closed descriptor.
             read.cancel()
             decided.cancel()
+            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
+            // never ends is given a few seconds, then left to fail on the closed descriptor. The decider, at most
+            // one query from done, is waited for: its connection is the caller's to close.
             _ = readerDone.wait(timeout: .now() + 5)
-            _ = deciderDone?.wait(timeout: .now() + 5)
+            deciderDone?.wait()
         }
 
         var totals = IngestTotals()
@@ -81,7 +84,7 @@ public struct StreamIngestor {
         }
         while let batch = next() {
             var report: IngestReport?
-            if let decision = batch.decided, !underLock.isSet {
+            if let decision = try batch.decided?.get(), !underLock.isSet {
                 report = try service.write(decision, on: connection)
                 if report == nil { underLock.set() }
             }
@@ -123,24 +126,21 @@ public struct StreamIngestor {
         return done
     }
 
-    /// Decides the read batches on a thread of its own, on `connection`; once `stopped` is set (someone else
-    /// appended, or deciding failed), passes them on undecided.
+    /// Decides the read batches on a thread of its own, on `connection`, until `underLock` is set (someone else
+    /// appended); from then on passes them on undecided. A failure to decide is passed on for the writer to throw.
     private func startDeciding(
         _ read: BatchQueue<ReadBatch>, into decided: BatchQueue<PlannedBatch>, on connection: Connection,
-        stopped: LockedFlag
+        unless underLock: LockedFlag
     ) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            let planner = IngestPlanner(inFlight: 2)
-            while !decided.isCancelled, let batch = read.take() {
-                var decision: DecidedBatch?
-                if !stopped.isSet {
-                    do {
-                        decision = try planner.decide(batch.prepared, reading: connection)
-                    } catch {
-                        // The writer, deciding under the lock, meets the same trouble and reports it.
-                        stopped.set()
-                    }
+            let planner = IngestPlanner(inFlight: Self.decidedAhead + 1)
+            var failed = false
+            while !failed, let batch = read.take() {
+                var decision: Result<DecidedBatch, any Error>?
+                if !underLock.isSet {
+                    decision = Result { try planner.decide(batch.prepared, reading: connection) }
+                    if case .failure = decision { failed = true }
                 }
                 decided.put(PlannedBatch(read: batch, decided: decision))
             }
@@ -169,10 +169,10 @@ private struct ReadBatch: Sendable {
     let bytesRead: Int
 }
 
-/// A read batch and, unless it is to be decided under the lock, its decision.
+/// A read batch and, unless it is to be decided under the lock, its decision or why there is none.
 private struct PlannedBatch: Sendable {
     let read: ReadBatch
-    let decided: DecidedBatch?
+    let decided: Result<DecidedBatch, any Error>?
 }
 
 /// Set once, seen from any thread.
@@ -226,11 +226,12 @@ private final class BatchQueue<Batch: Sendable>: Sendable {
 
     var readError: String? { state.withLock { $0.readError } }
 
-    /// The next batch, or nil when the producer has finished and everything was taken.
+    /// The next batch, or nil when the producer has finished and everything was taken, or the queue is cancelled.
     func take() -> Batch? {
         while true {
             items.wait()
             let next: Batch?? = state.withLock { state in
+                if state.cancelled { return .some(nil) }
                 if !state.batches.isEmpty { return .some(state.batches.removeFirst()) }
                 return state.finished ? .some(nil) : nil
             }
@@ -254,8 +255,9 @@ private final class BatchQueue<Batch: Sendable>: Sendable {
         spent.removeAll()  // here, outside the lock
     }
 
-    /// Stops the producer early (a consumer failed): frees it if it waits for a slot. A semaphore must not be freed
-    /// with less than it started with, so the slots of the batches left in the queue are given back here.
+    /// Stops both sides early (a stage failed): frees a producer waiting for a slot and a consumer waiting for a
+    /// batch. A semaphore must not be freed with less than it started with, so the slots of the batches left in the
+    /// queue are given back here.
     func cancel() {
         let alreadyCancelled = state.withLock { state in
             defer { state.cancelled = true }
@@ -263,5 +265,6 @@ private final class BatchQueue<Batch: Sendable>: Sendable {
         }
         guard !alreadyCancelled else { return }
         for _ in 0..<capacity { slots.signal() }
+        items.signal()  // a consumer waiting for a batch gets nil
     }
 }

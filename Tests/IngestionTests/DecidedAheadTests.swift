@@ -141,4 +141,36 @@ struct DecidedAheadTests {
         #expect(storedBefore > 0)
         #expect(try db.count("SELECT count(*) FROM events") == storedBefore)
     }
+
+    /// Two decided batches wait unwritten while the next is decided, as in the streamed ingest; with a capacity of
+    /// one the planner forgets, after every batch, all the heads and bindings those two do not need.
+    @Test("each item's answer, duplicates' positions included, is the one deciding under the lock gives", arguments: [500_000, 1])
+    func perItemAnswers(capacity: Int) throws {
+        let lines = Self.lines()
+        let ahead = try IngestionDatabase()
+        defer { ahead.drop() }
+        let reader = try ahead.database.connect()
+        defer { reader.close() }
+        let underLock = try IngestionDatabase()
+        defer { underLock.drop() }
+        let planner = IngestPlanner(inFlight: 2, capacity: capacity)
+        var unwritten: [DecidedBatch] = []
+        var answersAhead: [IngestItemResult] = []
+        var answersUnderLock: [IngestItemResult] = []
+        func writeOldest() throws {
+            let report = try ahead.service.write(unwritten.removeFirst(), on: ahead.connection)
+            answersAhead += try #require(report, "written as decided").results
+        }
+        for start in stride(from: 0, to: lines.count, by: 7) {
+            let items = lines[start..<min(start + 7, lines.count)].map(IngestionDatabase.item)
+            unwritten.append(try planner.decide(ahead.service.prepare(items, now: serverNow), reading: reader))
+            if unwritten.count > 2 { try writeOldest() }
+            answersUnderLock += try underLock.service.append(
+                underLock.service.prepare(items, now: serverNow), on: underLock.connection).results
+        }
+        while !unwritten.isEmpty { try writeOldest() }
+        #expect(answersAhead.count == lines.count)
+        #expect(answersAhead == answersUnderLock)
+        #expect(answersAhead.contains { $0.status == .duplicate } && answersAhead.contains { $0.status == .conflict })
+    }
 }
