@@ -173,4 +173,22 @@ struct DecidedAheadTests {
         #expect(answersAhead == answersUnderLock)
         #expect(answersAhead.contains { $0.status == .duplicate } && answersAhead.contains { $0.status == .conflict })
     }
+
+    @Test("when deciding fails (its connection is gone), the ingest stops with the error and stores nothing")
+    func decidingFails() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("decided-\(UUID()).ndjson").path
+        try Data((Self.lines().joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        let decider = try db.database.connect()
+        decider.close()
+        #expect(throws: PostgresError.self) {
+            _ = try StreamIngestor(service: db.service, batchSize: 7).run(
+                SubmissionReader(fileDescriptor: descriptor), on: db.connection, decidingOn: decider)
+        }
+        #expect(try db.count("SELECT count(*) FROM events") == 0)
+    }
 }
