@@ -13,7 +13,8 @@ enum IngestCommand {
             Reads submissions (one JSON object per line, or one JSON array of objects) from FILE, or from standard
             input with '-', and appends them in batches: validated, assessed and projected exactly as the HTTP
             API does. Memory stays constant whatever the file size. Re-running a file is safe: stored events come
-            back as duplicates.
+            back as duplicates. It holds two database connections: one decides each batch while the other
+            writes the batch before.
 
             On a terminal, a progress line on stderr shows the count, events/s and, for a file, the ETA.
             At the end a summary: appended, duplicate, conflict, invalid.

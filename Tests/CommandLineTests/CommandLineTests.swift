@@ -35,6 +35,14 @@ struct HelpAndUsageTests {
         #expect(outcome.stdout.contains("Usage: geoledger \(command)"))
     }
 
+    /// Operators size connection limits by it.
+    @Test("ingest --help says how many database connections an ingest holds")
+    func ingestConnections() throws {
+        let outcome = try GeoledgerProcess.run(["ingest", "--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("It holds two database connections"))
+    }
+
     @Test("an unknown command is a usage error naming it")
     func unknownCommand() throws {
         let outcome = try GeoledgerProcess.run(["frobnicate"])
