@@ -11,7 +11,8 @@ import Workload
 /// 2. ingest it as `geoledger ingest` does (validation, assessment, rules, projections, one transaction per batch);
 /// 3. COPY the stored event rows into an empty copy of the events table (indexes, no triggers): the floor
 ///    PostgreSQL itself sets for writing these rows;
-/// 4. replay every projection from the log, vacuumed first.
+/// 4. replay every projection from the log.
+/// Each timed stage starts on a settled database: vacuumed, analysed and checkpointed.
 ///
 /// Next to each rate it reports the CPU used by this process and by the database backend, so that a slow stage
 /// can be told apart as client-bound or server-bound.
@@ -80,6 +81,18 @@ enum IngestBench {
         let connection = try Connection.connect(server.withDatabase(database))
         defer { connection.close() }
         try Migrator(migrations: try Migration.bundled()).migrate(on: connection)
+        // Before each timed stage the database settles, as it does soon after any bulk load. Every table is vacuumed
+        // and analysed, so that no stage shares the machine with autovacuum's upkeep of an earlier stage's rows or
+        // pays for marking them visible. Then a checkpoint writes out every dirty page, so that no stage pays for
+        // writing what an earlier one left in the buffer cache (reading the log back for the COPY, for one, sets
+        // hint bits on every page it reads).
+        func settle(before stage: String) throws {
+            let (_, settling) = try timed {
+                try connection.execute("VACUUM (ANALYZE)")
+                try connection.execute("CHECKPOINT")
+            }
+            record("settle_before_\(stage)_s", seconds(settling.wall))
+        }
 
         // 1. The workload.
         let spec = options.spec
@@ -115,7 +128,7 @@ enum IngestBench {
         let backend = connection.backendPID
         let decider = try Connection.connect(server.withDatabase(database))
         defer { decider.close() }
-        try settle(connection)
+        try settle(before: "ingest")
         let (totals, ingest) = try timed(backends: [backend, decider.backendPID]) {
             try StreamIngestor(service: service, batchSize: options.batchSize).run(
                 SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
@@ -137,7 +150,7 @@ enum IngestBench {
             let (rows, readBack) = try timed { try storedRows(on: connection) }
             record("copy_read_back_s", seconds(readBack.wall))
             try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
-            try settle(connection)
+            try settle(before: "copy")
             return try timed(backends: [backend]) {
                 try connection.copyFrom("COPY events_copy (\(eventColumns)) FROM STDIN") { writer in
                     for row in rows { try writer.row(row) }
@@ -156,12 +169,8 @@ enum IngestBench {
         // The copy has served its purpose; left in place, its upkeep (autovacuum) would run during the replay.
         try connection.execute("DROP TABLE events_copy")
 
-        // 4. Replay (on connections of its own: their backends' CPU is not broken out), of the log as it is once it
-        // has settled: vacuumed, as autovacuum leaves any log soon after a bulk load. Right after the load, the
-        // first reader would also pay for marking every row visible, and autovacuum would run during the timing.
-        let (_, vacuum) = try timed { try connection.execute("VACUUM (ANALYZE) events") }
-        record("vacuum_before_replay_s", seconds(vacuum.wall))
-        try settle(connection)
+        // 4. Replay (on connections of its own: their backends' CPU is not broken out).
+        try settle(before: "replay")
         let (replayed, replay) = try timed { try Replayer().replay(server.withDatabase(database)) }
         record("replay_events", "\(replayed)")
         record("replay_s", seconds(replay.wall))
@@ -169,13 +178,6 @@ enum IngestBench {
 
         record("ingest_vs_copy", String(format: "%.3f", ingestRate / copyRate))
         return results
-    }
-
-    /// Writes out every dirty page before a timed stage, so that no stage pays for writing what an earlier one left
-    /// in the buffer cache (reading the log back for the COPY, for one, sets hint bits on every page it reads), and
-    /// each starts with no checkpoint under way.
-    private static func settle(_ connection: Connection) throws {
-        try connection.execute("CHECKPOINT")
     }
 
     /// Reads and prepares `items` lines without a database, as the ingest's reading thread does.
