@@ -18,18 +18,18 @@ public final class AppendPlanner {
     private let log = EventLog()
     /// The log's last event once the batches decided so far are written; nil until first read.
     private var last: LastEvent??
-    private var heads: [String: StreamHead] = [:]
+    private var heads: DecidedState<String, StreamHead>
     /// The events appended by the batches decided last, newest last: some may still be on their way to the log.
     private var recent: [[UUID: StoredIdentity]] = []
     /// Batches decided but perhaps not yet committed: the one being written and the one waiting for it.
     private let inFlight: Int
-    /// Past this many streams, the heads not touched by the recent batches are forgotten (and read again).
-    private let capacity: Int
 
-    /// - Parameter inFlight: how many decided batches may be uncommitted while the next is decided.
+    /// - Parameters:
+    ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
+    ///   - capacity: how many stream heads to keep (see ``DecidedState``).
     public init(inFlight: Int = 2, capacity: Int = 500_000) {
         self.inFlight = max(1, inFlight)
-        self.capacity = max(1, capacity)
+        heads = DecidedState(inFlight: inFlight, capacity: capacity)
     }
 
     /// Decides `events` as the next batch.
@@ -39,26 +39,9 @@ public final class AppendPlanner {
     public func decide(
         _ events: [NewEvent], rules: () throws -> (NewEvent) -> AppendConflict?, reading reader: Connection
     ) throws -> DecidedAppend {
-        let assumed: LastEvent?
-        if let last {
-            assumed = last
-        } else {
-            assumed = try log.lastEvent(on: reader)
-        }
+        let assumed = try last ?? log.lastEvent(on: reader)
         last = assumed
-        var stored = try log.storedEvents(ids: events.map(\.eventId), on: reader)
-        for batch in recent {
-            stored.merge(batch) { _, recent in recent }
-        }
-        var batchHeads: [String: StreamHead] = [:]
-        var unseen = Set<String>()
-        for event in events where batchHeads[event.stream] == nil {
-            if let head = heads[event.stream] { batchHeads[event.stream] = head } else { unseen.insert(event.stream) }
-        }
-        batchHeads.merge(try log.streamHeads(unseen, on: reader)) { known, _ in known }
-        var plan = AppendPlan(
-            events: events, stored: stored, heads: batchHeads, nextPosition: (assumed?.position ?? 0) + 1,
-            recordedAt: Timestamp.now())
+        var plan = try log.plan(events, after: assumed, knownHeads: { self.heads[$0] }, alsoStored: recent, on: reader)
         plan.decide(try rules())
         remember(plan, of: events)
         return DecidedAppend(events: events, plan: plan, assumedLast: assumed)
@@ -75,13 +58,42 @@ public final class AppendPlanner {
         }
         recent.append(appended)
         if recent.count > inFlight { recent.removeFirst() }
-        if heads.count > capacity {
-            // Only the streams of batches perhaps not yet committed must stay: the log does not show them yet.
-            let keep = Set(recent.flatMap { $0.values.map(\.stream) })
-            heads = heads.filter { keep.contains($0.key) }
-        }
-        heads.merge(plan.heads) { _, decided in decided }
+        heads.decided(plan.heads)
         if let newest = plan.appended.last { last = LastEvent(position: newest.position, hash: newest.hash) }
+    }
+}
+
+/// What a planner keeps of the state its batches change (stream heads, terminal bindings): read once, then as each
+/// decided batch leaves it. Past `capacity` entries it forgets all but those the last `inFlight` batches changed,
+/// which the database may not show yet; a forgotten entry is read again.
+public struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private var values: [Key: Value] = [:]
+    /// The keys each of the last `inFlight` decided batches changed, newest last.
+    private var recent: [[Key]] = []
+    private let inFlight: Int
+    private let capacity: Int
+
+    public init(inFlight: Int, capacity: Int) {
+        self.inFlight = max(1, inFlight)
+        self.capacity = max(1, capacity)
+    }
+
+    public subscript(key: Key) -> Value? { values[key] }
+
+    /// Values read from the database; a value already known, which a decided batch left, stays.
+    public mutating func learn(_ read: [Key: Value]) {
+        values.merge(read) { known, _ in known }
+    }
+
+    /// The values a decided batch leaves.
+    public mutating func decided(_ changed: [Key: Value]) {
+        recent.append(Array(changed.keys))
+        if recent.count > inFlight { recent.removeFirst() }
+        if values.count > capacity {
+            let keep = Set(recent.joined())
+            values = values.filter { keep.contains($0.key) }
+        }
+        values.merge(changed) { _, decided in decided }
     }
 }
 

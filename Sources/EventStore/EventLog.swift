@@ -28,14 +28,8 @@ public struct EventLog: Sendable {
         let (results, appended, last) = try connection.transaction { transaction in
             try lockAppends(on: transaction)
             let last = try lastEvent(on: transaction)
-            var heads = cache?.heads(of: streams, whenLastEventIs: last) ?? [:]
-            heads.merge(try streamHeads(streams.subtracting(heads.keys), on: transaction)) { cached, _ in cached }
-            var plan = AppendPlan(
-                events: events,
-                stored: try storedEvents(ids: events.map(\.eventId), on: transaction),
-                heads: heads,
-                nextPosition: (last?.position ?? 0) + 1,
-                recordedAt: Timestamp.now())
+            let cached = cache?.heads(of: streams, whenLastEventIs: last) ?? [:]
+            var plan = try plan(events, after: last, knownHeads: { cached[$0] }, on: transaction)
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
             if atomic && plan.hasFailures {
@@ -114,6 +108,26 @@ public struct EventLog: Sendable {
                 type: try row.decode(4), data: Data(try row.decode(5, as: String.self).utf8))
         }
         return stored
+    }
+
+    /// What is needed to decide `events` as the batch after `last`: the heads of their streams, from `knownHeads` or
+    /// else read, and which of their ids are stored, read, with `alsoStored` (events not committed yet) on top.
+    func plan(
+        _ events: [NewEvent], after last: LastEvent?, knownHeads: (String) -> StreamHead?,
+        alsoStored: [[UUID: StoredIdentity]] = [], on connection: Connection
+    ) throws -> AppendPlan {
+        var heads: [String: StreamHead] = [:]
+        var unseen = Set<String>()
+        for event in events where heads[event.stream] == nil && !unseen.contains(event.stream) {
+            if let head = knownHeads(event.stream) { heads[event.stream] = head } else { unseen.insert(event.stream) }
+        }
+        heads.merge(try streamHeads(unseen, on: connection)) { known, _ in known }
+        var stored = try storedEvents(ids: events.map(\.eventId), on: connection)
+        for batch in alsoStored {
+            stored.merge(batch) { _, notCommitted in notCommitted }
+        }
+        return AppendPlan(
+            events: events, stored: stored, heads: heads, nextPosition: (last?.position ?? 0) + 1, recordedAt: Timestamp.now())
     }
 
     /// The last event of each stream, found through the (stream, version) index.

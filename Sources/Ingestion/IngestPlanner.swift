@@ -14,17 +14,14 @@ import Projections
 public final class IngestPlanner {
     private let planner: AppendPlanner
     /// Every terminal seen, with its binding as the decided batches leave it; nil when it has none.
-    private var bindings: [String: TerminalBinding?] = [:]
-    /// The terminals changed by the batches decided last, which may not be committed yet.
-    private var recentTerminals: [[String]] = []
-    private let inFlight: Int
-    private let capacity: Int
+    private var bindings: DecidedState<String, TerminalBinding?>
 
-    /// - Parameter inFlight: how many decided batches may be uncommitted while the next is decided.
+    /// - Parameters:
+    ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
+    ///   - capacity: how many stream heads, and how many terminals' bindings, to keep (see ``DecidedState``).
     public init(inFlight: Int = 2, capacity: Int = 500_000) {
         planner = AppendPlanner(inFlight: inFlight, capacity: capacity)
-        self.inFlight = max(1, inFlight)
-        self.capacity = max(1, capacity)
+        bindings = DecidedState(inFlight: inFlight, capacity: capacity)
     }
 
     /// Decides `batch` as the next one, reading what it needs on `reader`, a connection outside any append.
@@ -35,13 +32,13 @@ public final class IngestPlanner {
             let unseen = terminals.filter { self.bindings[$0] == nil }
             if !unseen.isEmpty {
                 let stored = try Projector.live.bindings(of: unseen, on: reader)
-                for terminal in unseen { self.bindings[terminal] = .some(stored[terminal]) }
+                self.bindings.learn(Dictionary(uniqueKeysWithValues: unseen.map { ($0, stored[$0]) }))
             }
             return rules.rule(given: self.bindings(of: terminals))
         }, reading: reader)
         let placed = rules.placed(append.appended)
         let changed = Projector.carried(placed, from: bindings(of: terminals))
-        remember(changed)
+        bindings.decided(changed.mapValues(Optional.some))
         return DecidedBatch(batch: batch, append: append, placed: placed, bindings: changed)
     }
 
@@ -52,17 +49,6 @@ public final class IngestPlanner {
             if let binding = bindings[terminal] ?? nil { known[terminal] = binding }
         }
         return known
-    }
-
-    private func remember(_ changed: [String: TerminalBinding]) {
-        recentTerminals.append(Array(changed.keys))
-        if recentTerminals.count > inFlight { recentTerminals.removeFirst() }
-        if bindings.count > capacity {
-            // Only the terminals of batches perhaps not yet committed must stay: the log does not show them yet.
-            let keep = Set(recentTerminals.joined())
-            bindings = bindings.filter { keep.contains($0.key) }
-        }
-        for (terminal, binding) in changed { bindings[terminal] = .some(binding) }
     }
 }
 
