@@ -16,8 +16,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     public let type: String
     let entityKind: String
     let entityId: String
-    /// The metadata's `capturedAt`, in microseconds since 1970 UTC.
-    let capturedAt: Int64?
+    /// The metadata's `capturedAt`.
+    let capturedAt: Date?
     let app: String?
     let fix: Fix?
     let failure: Failure?
@@ -237,8 +237,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         }
         entityKind = String(stream[..<dash])
         entityId = String(stream[stream.utf8.index(after: dash)...])
-        let captured = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
-        self.capturedAt = captured.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
+        self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         self.app = app
         self.fix = fix
         self.failure = failure
@@ -249,7 +248,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         if let kind = Self.bindingKind(of: type) {
             guard let boundMerchantId else { throw ProjectionError(position, "data.merchantId is missing") }
             // A bind carries a fix and so a capture time; an unbind has only the receive time.
-            guard let at = try captured ?? receivedAt.map({ try Self.time($0, "metadata.receivedAt", position: position) }) else {
+            guard let at = try self.capturedAt ?? receivedAt.map({ try Self.time($0, "metadata.receivedAt", position: position) }) else {
                 throw ProjectionError(position, "metadata.receivedAt is missing")
             }
             binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: at)

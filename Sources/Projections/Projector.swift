@@ -78,7 +78,7 @@ public struct Projector: Sendable {
             row.text(event.type)
             row.text(event.entityKind)
             row.text(event.entityId)
-            row.timestamp(microsecondsSince1970: event.capturedAt)
+            row.timestamp(event.capturedAt)
             row.double(fix.lat)
             row.double(fix.lon)
             row.double(fix.horizontalAccuracy)
@@ -100,7 +100,7 @@ public struct Projector: Sendable {
             row.text(failure.provider)
             row.text(failure.errorCode)
             row.text(failure.category)
-            row.timestamp(microsecondsSince1970: event.capturedAt)
+            row.timestamp(event.capturedAt)
             row.text(event.app)
             rows.failure = row
         }
@@ -111,7 +111,7 @@ public struct Projector: Sendable {
             row.text(visit.merchantId)
             row.text(visit.visitorId)
             row.text(visit.note)
-            row.timestamp(microsecondsSince1970: event.capturedAt)
+            row.timestamp(event.capturedAt)
             rows.visit = row
         }
         return rows
