@@ -119,8 +119,8 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The fresh copy of the `projections` schema that replay fills: the same tables, keys and indexes, with all but the
-/// keys upserts need added only when the data is in, then swapped in for the live schema.
+/// The fresh copy of the `projections` schema that replay fills: the same tables, keys and indexes, the keys and
+/// indexes added only when the data is in, then swapped in for the live schema.
 private struct RebuildSchema {
     static let name = "projections_rebuild"
     /// The keys and the `CREATE INDEX` statements of the live schema, to run on the rebuilt tables once they are

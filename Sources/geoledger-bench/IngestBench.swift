@@ -166,7 +166,7 @@ enum IngestBench {
         record("copy_server_cpu_s", copy.serverCPU.map(seconds) ?? "n/a")
         let copyRate = Double(copied) / copy.wall
         record("copy_events_per_s", rate(copied, copy.wall))
-        // The copy has served its purpose; left in place, its upkeep (autovacuum) would run during the replay.
+        // The copy has served its purpose; left in place, it would be vacuumed before the replay for nothing.
         try connection.execute("DROP TABLE events_copy")
 
         // 4. Replay (on connections of its own: their backends' CPU is not broken out).
