@@ -24,6 +24,8 @@ do {
     switch suite {
     case "region":
         report(RegionBench.run(geoledgerPath: options.first))
+    case "json":
+        report(JSONBench.run())
     case "bulk":
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
     case "workload":
