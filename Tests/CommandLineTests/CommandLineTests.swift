@@ -160,8 +160,8 @@ struct DatabaseCommandTests {
         let url = ["DATABASE_URL": Optional(database.url)]
         let connection = try database.connect()
         try connection.execute("""
-            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash)
-            VALUES (1, '0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40', 'merchant-M1', 0, 'T', '{}', '{}', now(), '\\x00');
+            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash, log_hash)
+            VALUES (1, '0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40', 'merchant-M1', 0, 'T', '{}', '{}', now(), '\\x00', '\\x00');
             """)
         let broken = try GeoledgerProcess.run(["verify"], environment: url)
         #expect(broken.status == 1)
