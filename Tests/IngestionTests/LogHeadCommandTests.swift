@@ -43,4 +43,72 @@ struct LogHeadCommandTests {
         #expect(checked.status == 1, "\(checked.stdout)")
         #expect(checked.stdout.contains("NOT HELD head \(kept): the log ends at position 200, before it"), "\(checked.stdout)")
     }
+
+    @Test("ingest prints the head it leaves, the one verify prints; a later verify --head of it passes")
+    func ingestHeads() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let path = try BulkWorkload.ndjsonFile(count: 40)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let more = try BulkWorkload.ndjsonFile(count: 60)
+        defer { try? FileManager.default.removeItem(atPath: more) }
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID()).ndjson").path
+        try Data().write(to: URL(fileURLWithPath: empty))
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+
+        let nothingYet = try geoledger(["ingest", empty, "--quiet"], db)
+        #expect(try head(nothingYet) == "0:" + String(repeating: "0", count: 64))
+        let first = try geoledger(["ingest", path, "--quiet"], db)
+        #expect(first.status == 0, "\(first.stderr)")
+        let kept = try head(first)
+        #expect(kept.hasPrefix("40:"))
+        #expect(try head(geoledger(["verify"], db)) == kept)
+        // Nothing appended: the head the log has.
+        #expect(try head(geoledger(["ingest", path, "--quiet"], db)) == kept)
+        #expect(try head(geoledger(["ingest", empty, "--quiet"], db)) == kept)
+
+        let second = try geoledger(["ingest", more, "--quiet"], db)
+        let latest = try head(second)
+        #expect(latest.hasPrefix("60:"), "the first 40 of the 60 are duplicates")
+        for held in [kept, "head=" + kept, latest] {
+            let outcome = try geoledger(["verify", "--head", held], db)
+            #expect(outcome.status == 0, "\(outcome.stdout)")
+            #expect(outcome.stdout.contains("ok: the log holds head \(held.replacingOccurrences(of: "head=", with: ""))"))
+            #expect(try head(outcome) == latest)
+        }
+    }
+
+    @Test("the last events replaced by others: verify --head names the log hash found at the kept position")
+    func tailReplaced() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let path = try BulkWorkload.ndjsonFile(count: 30)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let kept = try head(geoledger(["ingest", path, "--quiet"], db))
+        try db.connection.execute("""
+            ALTER TABLE events DISABLE TRIGGER USER;
+            DELETE FROM events WHERE position > 29;
+            ALTER TABLE events ENABLE TRIGGER USER;
+            DELETE FROM projections.fixes WHERE position > 29;
+            """)
+        try db.ingest([Client.merchantAddressFixed(merchant: "M-other")])
+        let now = try head(geoledger(["verify"], db))
+        #expect(now.hasPrefix("30:") && now != kept)
+
+        let outcome = try geoledger(["verify", "--head", kept], db)
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.contains("NOT HELD head \(kept): the log has \(now) there"), "\(outcome.stdout)")
+    }
+
+    @Test("verify --head in any other form is a usage error naming the form", arguments: [
+        "30", "30:abc", "x:" + String(repeating: "0", count: 64), "30:" + String(repeating: "z", count: 64), "",
+    ])
+    func badHead(text: String) throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let outcome = try geoledger(["verify", "--head", text], db)
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--head must be POSITION:HASH"), "\(outcome.stderr)")
+        #expect(outcome.stdout.isEmpty)
+    }
 }
