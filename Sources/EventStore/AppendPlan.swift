@@ -7,18 +7,20 @@ struct AppendPlan: Sendable {
     private let stored: [UUID: StoredIdentity]
     /// The stream heads as the batch leaves them.
     private(set) var heads: [String: StreamHead]
-    private var nextPosition: Int64
+    /// The log's head as the batch leaves it.
+    private(set) var logHead: LogHead
     /// One recording time for the whole batch.
     let recordedAt: Timestamp
     private(set) var results: [AppendResult] = []
     /// The events admitted, in batch order.
     private(set) var appended: [AppendedEvent] = []
 
-    init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], nextPosition: Int64, recordedAt: Timestamp) {
+    /// - Parameter logHead: the log's head before the batch.
+    init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], after logHead: LogHead, recordedAt: Timestamp) {
         self.events = events
         self.stored = stored
         self.heads = heads
-        self.nextPosition = nextPosition
+        self.logHead = logHead
         self.recordedAt = recordedAt
     }
 
@@ -66,20 +68,24 @@ struct AppendPlan: Sendable {
         let head = heads[event.stream]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }
         if let conflict = rule(event) { return .conflict(conflict) }
-        return .appended(stream: event.stream, version: record(at: index, after: head), position: nextPosition - 1)
+        let version = record(at: index, after: head)
+        return .appended(stream: event.stream, version: version, position: logHead.position)
     }
 
-    /// Computes the stored row of the admitted event at `index` and advances its stream; returns its version.
+    /// Computes the stored row of the admitted event at `index` and advances its stream and the log; returns its
+    /// version.
     private mutating func record(at index: Int, after head: StreamHead?) -> Int64 {
         let event = events[index]
         let version = (head?.version ?? -1) + 1
-        let position = nextPosition
-        nextPosition += 1
+        let position = logHead.position + 1
         let hash = EventHash.chain(
             previous: head?.hash ?? EventHash.genesis, event, position: position, recordedAt: recordedAt,
             version: version)
+        let logHash = EventHash.logChain(previous: logHead.hash, hash: hash)
         heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
-        appended.append(AppendedEvent(index: index, eventId: event.eventId, position: position, version: version, hash: hash))
+        logHead = LogHead(position: position, hash: logHash)
+        appended.append(AppendedEvent(
+            index: index, eventId: event.eventId, position: position, version: version, hash: hash, logHash: logHash))
         return version
     }
 

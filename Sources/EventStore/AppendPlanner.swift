@@ -5,19 +5,19 @@ import Postgres
 /// checking versions and rules, hashing) overlaps writing the one before.
 ///
 /// A batch is decided on what a reading connection sees, outside any append, and on what the batches decided
-/// before it will change, which the planner keeps: the head of every stream it has seen, the log's last event as
-/// they leave it, and the ids of the last batches, which may not be committed yet. That is right only while nobody
-/// else appends, so each decision carries the last event it assumes, and ``EventLog/write(_:then:on:)`` checks it
-/// under the append lock before writing anything. Reads start after the planner first read the log's last event, so
-/// an append by anyone else before any of them shows there. The reading connection must see each batch as soon as it
+/// before it will change, which the planner keeps: the head of every stream it has seen, the log's head as they
+/// leave it, and the ids of the last batches, which may not be committed yet. That is right only while nobody else
+/// appends, so each decision carries the log's head it assumes, and ``EventLog/write(_:then:on:)`` checks it under
+/// the append lock before writing anything. Reads start after the planner first read the log's head, so an append
+/// by anyone else before any of them shows there. The reading connection must see each batch as soon as it
 /// commits: the same server as the writes, outside any transaction. A batch's recording time is taken when it is
 /// decided.
 ///
 /// Used from one thread at a time.
 public final class AppendPlanner {
     private let log = EventLog()
-    /// The log's last event once the batches decided so far are written; nil until first read.
-    private var last: LastEvent??
+    /// The log's head once the batches decided so far are written; nil until first read.
+    private var logHead: LogHead?
     private var heads: DecidedState<String, StreamHead>
     /// The events appended by the batches decided last, newest last: some may still be on their way to the log.
     private var recent: [[UUID: StoredIdentity]] = []
@@ -39,12 +39,12 @@ public final class AppendPlanner {
     public func decide(
         _ events: [NewEvent], rules: () throws -> (NewEvent) -> AppendConflict?, reading reader: Connection
     ) throws -> DecidedAppend {
-        let assumed = try last ?? log.lastEvent(on: reader)
-        last = assumed
+        let assumed = try logHead ?? log.head(on: reader)
+        logHead = assumed
         var plan = try log.plan(events, after: assumed, knownHeads: { self.heads[$0] }, alsoStored: recent, on: reader)
         plan.decide(try rules())
         remember(plan, of: events)
-        return DecidedAppend(events: events, plan: plan, assumedLast: assumed)
+        return DecidedAppend(events: events, plan: plan, assumedHead: assumed)
     }
 
     /// Takes in what a decided batch changes, for the batches after it.
@@ -59,7 +59,7 @@ public final class AppendPlanner {
         recent.append(appended)
         if recent.count > inFlight { recent.removeFirst() }
         heads.decided(plan.heads)
-        if let newest = plan.appended.last { last = LastEvent(position: newest.position, hash: newest.hash) }
+        logHead = plan.logHead
     }
 }
 
@@ -101,24 +101,24 @@ public struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable 
 public struct DecidedAppend: Sendable {
     let events: [NewEvent]
     let plan: AppendPlan
-    /// The log's last event the decision assumed.
-    let assumedLast: LastEvent?
+    /// The log's head the decision assumed.
+    let assumedHead: LogHead
 
-    /// One answer per event, in order.
-    public var results: [AppendResult] { plan.results }
+    /// The append's answer once the batch is written: one result per event, in order, and the log's head after it.
+    public var answer: AppendAnswer { AppendAnswer(results: plan.results, head: plan.logHead) }
     /// The events to be appended, in order.
     public var appended: [AppendedEvent] { plan.appended }
 }
 
 extension EventLog {
     /// Writes a decided batch in one transaction, with `then` (the projections) in the same transaction, when the
-    /// log's last event is still the one the decision assumed. Otherwise someone else appended since: nothing is
+    /// log's head is still the one the decision assumed. Otherwise someone else appended since: nothing is
     /// written, and the batch must be decided again, under the lock (``append(_:atomic:hooks:on:)``).
     /// - Returns: whether the batch was written.
     public func write(_ decided: DecidedAppend, then: (Connection) throws -> Void, on connection: Connection) throws -> Bool {
         try connection.transaction { transaction in
             try lockAppends(on: transaction)
-            guard try lastEvent(on: transaction) == decided.assumedLast else { return false }
+            guard try head(on: transaction) == decided.assumedHead else { return false }
             try insert(decided.plan, of: decided.events, on: transaction)
             try then(transaction)
             return true

@@ -1,13 +1,19 @@
 import Foundation
 import Postgres
 
-/// The per-stream hash chain: `hash = sha256(previous hash of the stream || canonical event bytes)`.
+/// The per-stream hash chain: `hash = sha256(previous hash of the stream || canonical event bytes)`; and over it
+/// the log chain, which takes every event's hash in position order: `log hash = sha256(log hash before || hash)`.
 public enum EventHash {
-    /// The "previous hash" of a stream's first event.
+    /// The "previous hash" of a stream's first event, and the log hash before the log's first event.
     public static let genesis = [UInt8](repeating: 0, count: 32)
 
     static func chain(previous: [UInt8], canonical: [UInt8]) -> [UInt8] {
         SHA256.digest(previous, canonical)
+    }
+
+    /// The log hash of an event: `previous` is the log hash of the event before it in position order.
+    static func logChain(previous: [UInt8], hash: [UInt8]) -> [UInt8] {
+        SHA256.digest(previous, hash)
     }
 
     /// ``chain(previous:canonical:)`` of an event's canonical bytes, hashed part by part as ``canonicalBytes`` puts

@@ -18,42 +18,41 @@ public struct EventLog: Sendable {
     ///   - atomic: when true, one failed event writes nothing at all.
     ///   - hooks: domain rules and projections, run in the same transaction.
     ///   - cache: stream heads kept from this writer's earlier appends, for a writer that appends batch after batch.
-    /// - Returns: one result per event, in order.
+    /// - Returns: one result per event, in order, and the log's head after the append.
     public func append(
         _ events: [NewEvent], atomic: Bool = false, hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil,
         on connection: Connection
-    ) throws -> [AppendResult] {
-        guard !events.isEmpty else { return [] }
+    ) throws -> AppendAnswer {
+        guard !events.isEmpty else { return AppendAnswer(results: [], head: try head(on: connection)) }
         let streams = Set(events.map(\.stream))
-        let (results, appended, last) = try connection.transaction { transaction in
+        let (answer, appended) = try connection.transaction { transaction in
             try lockAppends(on: transaction)
-            let last = try lastEvent(on: transaction)
-            let cached = cache?.heads(of: streams, whenLastEventIs: last) ?? [:]
-            var plan = try plan(events, after: last, knownHeads: { cached[$0] }, on: transaction)
+            let before = try head(on: transaction)
+            let cached = cache?.heads(of: streams, whenHeadIs: before) ?? [:]
+            var plan = try plan(events, after: before, knownHeads: { cached[$0] }, on: transaction)
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
             if atomic && plan.hasFailures {
-                throw AtomicBatchFailed(results: plan.atomicResults)
+                throw AtomicBatchFailed(answer: AppendAnswer(results: plan.atomicResults, head: before))
             }
             try insert(plan, of: events, on: transaction)
             try hooks?.didAppend(plan.appended, on: transaction)
-            let newLast = plan.appended.last.map { LastEvent(position: $0.position, hash: $0.hash) } ?? last
-            return (plan.results, plan.heads, newLast)
+            return (AppendAnswer(results: plan.results, head: plan.logHead), plan.heads)
         }
         // Only now, committed, is it what the log holds.
-        cache?.remember(appended, lastEvent: last)
-        return results
+        cache?.remember(appended, head: answer.head)
+        return answer
     }
 
     /// Like ``append(_:atomic:hooks:on:)`` with `atomic: true`, but answers a failed batch with its results
     /// instead of throwing.
     public func appendAtomically(
         _ events: [NewEvent], hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil, on connection: Connection
-    ) throws -> [AppendResult] {
+    ) throws -> AppendAnswer {
         do {
             return try append(events, atomic: true, hooks: hooks, cache: cache, on: connection)
         } catch let failed as AtomicBatchFailed {
-            return failed.results
+            return failed.answer
         }
     }
 
@@ -80,12 +79,19 @@ public struct EventLog: Sendable {
 
     /// The last global position, 0 when the log is empty.
     public func headPosition(on connection: Connection) throws -> Int64 {
-        try lastEvent(on: connection)?.position ?? 0
+        try head(on: connection).position
+    }
+
+    /// The log's head as committed: its last event's position and log hash, ``LogHead/empty`` for an empty log.
+    public func head(on connection: Connection) throws -> LogHead {
+        try connection.query("SELECT position, log_hash FROM events ORDER BY position DESC LIMIT 1").first { _ in true }.map {
+            LogHead(position: try $0.decode(0), hash: try $0.decode(1))
+        } ?? .empty
     }
 
     static let columns = """
         position, event_id, stream, version, type, data::text, metadata::text, \
-        (extract(epoch FROM recorded_at) * 1000000)::bigint, hash
+        (extract(epoch FROM recorded_at) * 1000000)::bigint, hash, log_hash
         """
 
     static func recordedEvent(_ row: Row) throws -> RecordedEvent {
@@ -94,7 +100,8 @@ public struct EventLog: Sendable {
             version: try row.decode(3), type: try row.decode(4),
             data: Data(try row.decode(5, as: String.self).utf8),
             metadata: Data(try row.decode(6, as: String.self).utf8),
-            recordedAt: Timestamp(microseconds: try row.decode(7)).date, hash: try row.decode(8, as: [UInt8].self))
+            recordedAt: Timestamp(microseconds: try row.decode(7)).date, hash: try row.decode(8, as: [UInt8].self),
+            logHash: try row.decode(9, as: [UInt8].self))
     }
 
     func storedEvents(ids: [UUID], on connection: Connection) throws -> [UUID: StoredIdentity] {
@@ -110,10 +117,11 @@ public struct EventLog: Sendable {
         return stored
     }
 
-    /// What is needed to decide `events` as the batch after `last`: the heads of their streams, from `knownHeads` or
-    /// else read, and which of their ids are stored, read, with `alsoStored` (events not committed yet) on top.
+    /// What is needed to decide `events` as the batch after the log's head `logHead`: the heads of their streams, from
+    /// `knownHeads` or else read, and which of their ids are stored, read, with `alsoStored` (events not committed
+    /// yet) on top.
     func plan(
-        _ events: [NewEvent], after last: LastEvent?, knownHeads: (String) -> StreamHead?,
+        _ events: [NewEvent], after logHead: LogHead, knownHeads: (String) -> StreamHead?,
         alsoStored: [[UUID: StoredIdentity]] = [], on connection: Connection
     ) throws -> AppendPlan {
         var heads: [String: StreamHead] = [:]
@@ -126,8 +134,7 @@ public struct EventLog: Sendable {
         for batch in alsoStored {
             stored.merge(batch) { _, notCommitted in notCommitted }
         }
-        return AppendPlan(
-            events: events, stored: stored, heads: heads, nextPosition: (last?.position ?? 0) + 1, recordedAt: Timestamp.now())
+        return AppendPlan(events: events, stored: stored, heads: heads, after: logHead, recordedAt: Timestamp.now())
     }
 
     /// The last event of each stream, found through the (stream, version) index.
@@ -149,19 +156,13 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    func lastEvent(on connection: Connection) throws -> LastEvent? {
-        try connection.query("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").first { _ in true }.map {
-            LastEvent(position: try $0.decode(0), hash: try $0.decode(1))
-        }
-    }
-
     /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before
-    /// the append were rendered with each event; only position, version, time and hash are added here.
+    /// the append were rendered with each event; only position, version, time and the hashes are added here.
     func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
         guard !plan.appended.isEmpty else { return }
         let recordedAt = plan.recordedAt.date.postgresText
         try connection.copyFrom(
-            "COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash) FROM STDIN"
+            "COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash, log_hash) FROM STDIN"
         ) { writer in
             for event in plan.appended {
                 try writer.row { row in
@@ -170,15 +171,16 @@ public struct EventLog: Sendable {
                     row.integer(event.version)
                     row.text(recordedAt)
                     row.bytea(event.hash)
+                    row.bytea(event.logHash)
                 }
             }
         }
     }
 }
 
-/// Thrown inside the transaction to roll an atomic batch back; carries the answers.
+/// Thrown inside the transaction to roll an atomic batch back; carries the answer.
 struct AtomicBatchFailed: Error {
-    let results: [AppendResult]
+    let answer: AppendAnswer
 }
 
 /// What identifies an event already stored, for the idempotency check.

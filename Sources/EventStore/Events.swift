@@ -70,6 +70,20 @@ public struct RecordedEvent: Sendable, Equatable {
     public var metadata: Data
     public var recordedAt: Date
     public var hash: [UInt8]
+    /// The log chain's hash at this event (see ``LogHead``).
+    public var logHash: [UInt8]
+}
+
+/// What an append did: one result per event, in order, and the head of the log after it.
+public struct AppendAnswer: Sendable, Equatable {
+    public var results: [AppendResult]
+    /// The log's head once the append committed; when it appended nothing, the head it found.
+    public var head: LogHead
+
+    public init(results: [AppendResult], head: LogHead) {
+        self.results = results
+        self.head = head
+    }
 }
 
 /// An event an append wrote: which of the batch it is, and where the log put it.
@@ -80,6 +94,7 @@ public struct AppendedEvent: Sendable, Equatable {
     public let position: Int64
     public let version: Int64
     public let hash: [UInt8]
+    public let logHash: [UInt8]
 }
 
 /// Why an event was not appended.

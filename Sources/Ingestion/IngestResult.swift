@@ -44,18 +44,20 @@ public struct IngestItemResult: Sendable, Equatable {
     }
 }
 
-/// The answers to a batch, in order, with counts per status.
+/// The answers to a batch, in order, with counts per status, and the log's head after it.
 public struct IngestReport: Sendable, Equatable {
     public var results: [IngestItemResult]
+    /// The log's head once the batch was written; when it appended nothing, the head the log had.
+    public var head: LogHead
 
     public func count(_ status: IngestStatus) -> Int {
         results.reduce(0) { $0 + ($1.status == status ? 1 : 0) }
     }
 
-    /// `{"results": [...], "appended": n, "duplicate": n, "conflict": n, "invalid": n}` (and `not_appended`
-    /// when an atomic batch failed).
+    /// `{"results": [...], "appended": n, "duplicate": n, "conflict": n, "invalid": n, "head": "POSITION:HASH"}` (and
+    /// `not_appended` when an atomic batch failed); the head in the form `geoledger verify --head` takes.
     public var json: JSONValue {
-        var members: JSONObject = ["results": .array(results.map(\.json))]
+        var members: JSONObject = ["results": .array(results.map(\.json)), "head": .string(head.description)]
         for status in [IngestStatus.appended, .duplicate, .conflict, .invalid] {
             members[status.rawValue] = .number(Double(count(status)))
         }

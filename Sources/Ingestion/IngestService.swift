@@ -97,9 +97,9 @@ public struct IngestService: Sendable {
         let events = batch.events
         let rules = LocationRules(projected: batch.projected)
         let anyRejected = events.count < batch.items.count
-        let appended: [AppendResult]
+        let appended: AppendAnswer
         if atomic && anyRejected {
-            appended = events.map { _ in .notAppended }
+            appended = AppendAnswer(results: events.map { _ in .notAppended }, head: try store.head(on: connection))
         } else if atomic {
             appended = try store.appendAtomically(events, hooks: rules, cache: cache, on: connection)
         } else {
@@ -116,12 +116,18 @@ public struct IngestService: Sendable {
             try Projector.live.projectHistory(decided.placed, on: transaction)
             try Projector.live.store(decided.bindings, on: transaction)
         }, on: connection)
-        return written ? Self.report(decided.batch, decided.append.results) : nil
+        return written ? Self.report(decided.batch, decided.append.answer) : nil
+    }
+
+    /// The log's head as committed (see ``LogHead``).
+    public func head(on connection: Connection) throws -> LogHead {
+        try store.head(on: connection)
     }
 
     /// The answer for each item of a batch, given the append's answer for each of its events.
-    private static func report(_ batch: PreparedBatch, _ appended: [AppendResult]) -> IngestReport {
+    private static func report(_ batch: PreparedBatch, _ answer: AppendAnswer) -> IngestReport {
         let events = batch.events
+        let appended = answer.results
         var next = 0
         let results = batch.items.map { item -> IngestItemResult in
             switch item {
@@ -132,7 +138,7 @@ public struct IngestService: Sendable {
                 return Self.result(for: events[next], next < appended.count ? appended[next] : .notAppended)
             }
         }
-        return IngestReport(results: results)
+        return IngestReport(results: results, head: answer.head)
     }
 
     /// ``prepare(_:now:)`` then ``append(_:atomic:on:)``.

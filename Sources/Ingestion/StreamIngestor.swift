@@ -10,6 +10,8 @@ public struct IngestTotals: Sendable, Equatable {
     public var duplicate = 0
     public var conflict = 0
     public var invalid = 0
+    /// The log's head after the last batch (when it appended nothing, the head the log had); nil before any.
+    public var head: LogHead?
 
     public init() {}
 
@@ -22,6 +24,7 @@ public struct IngestTotals: Sendable, Equatable {
         duplicate += report.count(.duplicate)
         conflict += report.count(.conflict)
         invalid += report.count(.invalid)
+        head = report.head
     }
 }
 
@@ -99,6 +102,7 @@ public struct StreamIngestor {
         if let readError = read.readError {
             throw IngestInputError(reason: readError, totals: totals)
         }
+        if totals.head == nil { totals.head = try service.head(on: connection) }
         return totals
     }
 

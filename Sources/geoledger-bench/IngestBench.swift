@@ -62,7 +62,8 @@ enum IngestBench {
         }
     }
 
-    static let eventColumns = "position, event_id, stream, version, type, data, metadata, recorded_at, hash"
+    /// Every column the ingest writes.
+    static let eventColumns = "position, event_id, stream, version, type, data, metadata, recorded_at, hash, log_hash"
 
     static func run(server: PostgresConfiguration, options: Options) throws -> [(String, String)] {
         var results: [(String, String)] = []
@@ -203,13 +204,13 @@ enum IngestBench {
             let chunk = try connection.query(
                 """
                 SELECT position::text, event_id::text, stream, version::text, type, data::text, metadata::text,
-                       recorded_at::text, hash::text, position
+                       recorded_at::text, hash::text, log_hash::text, position
                 FROM events WHERE events.position > $1 ORDER BY events.position LIMIT 50000
                 """, [after])
             if chunk.isEmpty { return rows }
             for row in chunk {
-                rows.append(try (0..<9).map { try row.decode($0, as: String.self) })
-                after = try row.decode(9)
+                rows.append(try (0..<10).map { try row.decode($0, as: String.self) })
+                after = try row.decode(10)
             }
         }
     }

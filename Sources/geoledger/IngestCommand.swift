@@ -17,7 +17,8 @@ enum IngestCommand {
             writes the batch before.
 
             On a terminal, a progress line on stderr shows the count, events/s and, for a file, the ETA.
-            At the end a summary: appended, duplicate, conflict, invalid.
+            At the end a summary: appended, duplicate, conflict, invalid; then the log's head as the ingest left
+            it, head=POSITION:HASH, for geoledger verify --head to check later (see geoledger verify --help).
 
             Options:
               --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
@@ -72,6 +73,7 @@ enum IngestCommand {
             })
         progress.finish()
         print("appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.items) items in \(progress.elapsedText))")
+        if let head = totals.head { print("head=\(head)") }
         if !totals.allStored, let rejectsPath {
             print("items not stored are in \(rejectsPath)")
         }

@@ -34,25 +34,61 @@ enum MaintenanceCommands {
         })
 
     static let verify = Command(
-        words: ["verify"], summary: "recompute every stream's hash chain and report the first broken link",
+        words: ["verify"], summary: "recompute every hash chain and report the first broken link; check a kept head",
         help: """
-            Usage: geoledger verify
+            Usage: geoledger verify [--head POSITION:HASH]
 
             Walks the event log in position order, recomputing each event's hash from its content and its
-            stream's previous hash, and checks that positions and stream versions are gap-free.
-            Exit status 0 when every chain is intact, 1 with the first broken event named otherwise.
+            stream's previous hash, and its log hash from its hash and the log hash of the event before it;
+            checks that positions and stream versions are gap-free. Then prints the log's head on a line of its
+            own: head=POSITION:HASH, the last event's position and log hash in lower-case hex (head=0: and 64
+            zeros for an empty log). geoledger ingest prints the head it leaves in the same form.
+
+            The log hash chains every event in position order, so a head stands for the whole log up to its
+            position. Keep heads where the database's administrators cannot change them (a batch job's log, a
+            ticket): --head then shows whether events were later removed from the end of the log, replaced or
+            rewritten, which the chains in the database alone cannot show.
+
+            Options:
+              --head POSITION:HASH   also check that the log still holds this head: that its event at POSITION
+                                     has this log hash. Events appended since do not matter. A leading head=
+                                     is accepted.
+
+            Exit status 0 when every chain is intact and the log holds the head; 1 naming the first broken event,
+            or where the log no longer holds the head.
             """,
         run: { words in
-            let arguments = try Arguments(words)
+            let arguments = try Arguments(words, options: ["head"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            let kept = try arguments.value("head").map { text in
+                guard let head = LogHead(text.hasPrefix("head=") ? String(text.dropFirst(5)) : text) else {
+                    throw UsageError(
+                        "--head must be POSITION:HASH, a position and 64 hex digits as verify and ingest print them after head=, not '\(text)'")
+                }
+                return head
+            }
             let connection = try Settings.fromEnvironment().connect()
-            let report = try Verifier().verify(on: connection)
+            let report = try Verifier().verify(on: connection, holding: kept)
             if let broken = report.firstBrokenLink {
                 print("BROKEN \(broken)")
                 print("checked \(report.eventsChecked) events before it")
                 return ExitCode.failure
             }
             print("ok: \(report.eventsChecked) events in \(report.streamsChecked) streams, every chain intact")
-            return ExitCode.ok
+            var held = true
+            if let kept, let check = report.keptHead {
+                switch check {
+                case .held:
+                    print("ok: the log holds head \(kept)")
+                case .logEndsBefore(let head):
+                    held = false
+                    print("NOT HELD head \(kept): the log ends at position \(head.position), before it")
+                case .differs(let head):
+                    held = false
+                    print("NOT HELD head \(kept): the log has \(head) there: an event up to it is not what it was")
+                }
+            }
+            print("head=\(report.head)")
+            return held ? ExitCode.ok : ExitCode.failure
         })
 }

@@ -160,21 +160,22 @@ struct DatabaseCommandTests {
         let url = ["DATABASE_URL": Optional(database.url)]
         let connection = try database.connect()
         try connection.execute("""
-            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash)
-            VALUES (1, '0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40', 'merchant-M1', 0, 'T', '{}', '{}', now(), '\\x00');
+            INSERT INTO events (position, event_id, stream, version, type, data, metadata, recorded_at, hash, log_hash)
+            VALUES (1, '0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40', 'merchant-M1', 0, 'T', '{}', '{}', now(), '\\x00', '\\x00');
             """)
         let broken = try GeoledgerProcess.run(["verify"], environment: url)
         #expect(broken.status == 1)
         #expect(broken.stdout.contains("BROKEN event 0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40 at position 1"))
     }
 
-    @Test("verify on an empty log is ok")
+    @Test("verify on an empty log is ok; its head is position 0 with 32 zero bytes")
     func verifyEmpty() throws {
         let database = try TestDatabase.create()
         defer { database.drop() }
         let outcome = try GeoledgerProcess.run(["verify"], environment: ["DATABASE_URL": database.url])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("every chain intact"))
+        #expect(outcome.stdout.contains("\nhead=0:" + String(repeating: "0", count: 64) + "\n"))
     }
 
     @Test("db status of a folder with no cluster: exit 1 and how to start one")

@@ -14,13 +14,13 @@ struct AppendTests {
         defer { database.drop() }
         let connection = try database.connect()
         let results = try store.append(
-            [event("a-1", 1), event("b-1", 2), event("a-1", 3)], on: connection)
+            [event("a-1", 1), event("b-1", 2), event("a-1", 3)], on: connection).results
         #expect(results == [
             .appended(stream: "a-1", version: 0, position: 1),
             .appended(stream: "b-1", version: 0, position: 2),
             .appended(stream: "a-1", version: 1, position: 3),
         ])
-        let more = try store.append([event("a-1", 4)], on: connection)
+        let more = try store.append([event("a-1", 4)], on: connection).results
         #expect(more == [.appended(stream: "a-1", version: 2, position: 4)])
         #expect(try store.readStream("a-1", on: connection).map(\.version) == [0, 1, 2])
         #expect(try store.readAll(after: 1, limit: 2, on: connection).map(\.position) == [2, 3])
@@ -31,13 +31,13 @@ struct AppendTests {
         let database = try TestDatabase.create()
         defer { database.drop() }
         let connection = try database.connect()
-        #expect(try store.append([event("s-1", expected: .noStream)], on: connection)[0].isAppended)
-        let again = try store.append([event("s-1", expected: .noStream)], on: connection)
+        #expect(try store.append([event("s-1", expected: .noStream)], on: connection).results[0].isAppended)
+        let again = try store.append([event("s-1", expected: .noStream)], on: connection).results
         #expect(again == [.conflict(AppendConflict(
             code: "wrong_expected_version", message: "stream s-1 is at version 0, expected no stream"))])
-        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection)[0].isAppended)
-        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection)[0].conflictCode == "wrong_expected_version")
-        #expect(try store.append([event("s-2", expected: .exact(0))], on: connection)[0].conflictCode == "wrong_expected_version")
+        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection).results[0].isAppended)
+        #expect(try store.append([event("s-1", expected: .exact(0))], on: connection).results[0].conflictCode == "wrong_expected_version")
+        #expect(try store.append([event("s-2", expected: .exact(0))], on: connection).results[0].conflictCode == "wrong_expected_version")
     }
 
     @Test("resending a batch gives duplicates with the original positions; other content under one id is a conflict")
@@ -46,8 +46,8 @@ struct AppendTests {
         defer { database.drop() }
         let connection = try database.connect()
         let batch = [event("a-1", 1), event("a-1", 2), event("b-1", 3)]
-        let first = try store.append(batch, on: connection)
-        let second = try store.append(batch, on: connection)
+        let first = try store.append(batch, on: connection).results
+        let second = try store.append(batch, on: connection).results
         #expect(second == [
             .duplicate(stream: "a-1", version: 0, position: 1),
             .duplicate(stream: "a-1", version: 1, position: 2),
@@ -55,9 +55,9 @@ struct AppendTests {
         ])
         #expect(first.map(\.position) == second.map(\.position))
         let changed = changing(batch[0], data: Data("{\"n\":99}".utf8))
-        #expect(try store.append([changed], on: connection)[0].conflictCode == "event_id_reused")
+        #expect(try store.append([changed], on: connection).results[0].conflictCode == "event_id_reused")
         let moved = changing(batch[1], stream: "c-1")
-        #expect(try store.append([moved], on: connection)[0].conflictCode == "event_id_reused")
+        #expect(try store.append([moved], on: connection).results[0].conflictCode == "event_id_reused")
         #expect(try store.headPosition(on: connection) == 3)
         let count = try connection.query("SELECT count(*) FROM events").first { _ in true }?.decode(0, as: Int.self)
         #expect(count == 3)
@@ -70,7 +70,7 @@ struct AppendTests {
         let connection = try database.connect()
         let one = event("a-1", 1)
         let other = changing(one, data: Data("{\"n\":2}".utf8))
-        let results = try store.append([one, one, other], on: connection)
+        let results = try store.append([one, one, other], on: connection).results
         #expect(results[0] == .appended(stream: "a-1", version: 0, position: 1))
         #expect(results[1] == .duplicate(stream: "a-1", version: 0, position: 1))
         #expect(results[2].conflictCode == "event_id_reused")
@@ -83,7 +83,7 @@ struct AppendTests {
         defer { database.drop() }
         let connection = try database.connect()
         let results = try store.appendAtomically(
-            [event("a-1", 1), event("b-1", 2, expected: .exact(5))], on: connection)
+            [event("a-1", 1), event("b-1", 2, expected: .exact(5))], on: connection).results
         #expect(results[0] == .notAppended)
         #expect(results[1].conflictCode == "wrong_expected_version")
         #expect(try store.headPosition(on: connection) == 0)
@@ -97,7 +97,7 @@ struct AppendTests {
         let connection = try database.connect()
         try connection.execute("CREATE TABLE seen (position bigint PRIMARY KEY)")
         let results = try store.append(
-            [event("a-1", 1), event("a-1", 2), event("a-1", 3)], hooks: AtMostTwoPerStream(), on: connection)
+            [event("a-1", 1), event("a-1", 2), event("a-1", 3)], hooks: AtMostTwoPerStream(), on: connection).results
         #expect(results.map(\.isAppended) == [true, true, false])
         #expect(results[2].conflictCode == "too_many")
         let seen = try connection.query("SELECT position FROM seen ORDER BY position").map { try $0.decode(0, as: Int64.self) }

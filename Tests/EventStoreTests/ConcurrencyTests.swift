@@ -23,7 +23,7 @@ struct ConcurrencyTests {
                 do {
                     let result = try store.append(
                         [event("race-1", writer, expected: expected)], on: connections[writer])
-                    outcomes.withLock { $0 += result }
+                    outcomes.withLock { $0 += result.results }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }

@@ -46,6 +46,46 @@ struct MigrationTests {
         #expect(try connection.query("SELECT 1 FROM pg_tables WHERE tablename = 'v'").count == 0)
     }
 
+    @Test("a log stored before the log chain gets it: verify passes and the head is the one the appends computed")
+    func logChainBackfilled() throws {
+        let bundled = try Migration.bundled()
+        let chainAt = try #require(bundled.firstIndex { $0.name == "0004_log_head.sql" })
+        // The same events appended to a database with the log chain, and copied without it into one migrated only
+        // as far as before it.
+        let current = try TestDatabase.create()
+        defer { current.drop() }
+        let source = try current.connect()
+        for n in 0..<12 {
+            _ = try EventLog().append([event("a-\(n % 3)", n), event("b-\(n % 2)", n)], on: source)
+        }
+        let computed = try EventLog().head(on: source)
+        let columns = "position, event_id, stream, version, type, data, metadata, recorded_at, hash"
+        let rows = try source.query(
+            "SELECT position::text, event_id::text, stream, version::text, type, data::text, metadata::text, recorded_at::text, hash::text FROM events ORDER BY position"
+        ).map { row in try (0..<9).map { try row.decode($0, as: String.self) } }
+
+        let older = try TestDatabase.create(migrated: false)
+        defer { older.drop() }
+        let connection = try older.connect()
+        try Migrator(migrations: Array(bundled[..<chainAt])).migrate(on: connection)
+        try connection.copyFrom("COPY events (\(columns)) FROM STDIN") { writer in
+            for row in rows { try writer.row(row) }
+        }
+        #expect(try Migrator(migrations: bundled).migrate(on: connection) == bundled[chainAt...].map(\.name))
+
+        let report = try Verifier(pageSize: 5).verify(on: connection)
+        #expect(report.firstBrokenLink == nil && report.eventsChecked == 24)
+        #expect(report.head == computed)
+        // The column is required from now on, and the trigger switched off for the backfill is on again.
+        let notNull = try connection.query(
+            "SELECT attnotnull FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'log_hash'"
+        ).first!.decode(0, as: Bool.self)
+        #expect(notNull)
+        #expect { try connection.execute("UPDATE events SET type = 'Changed' WHERE position = 1") } throws: { error in
+            (error as? PostgresError)?.sqlState == "42501"
+        }
+    }
+
     @Test("two concurrent runs apply each migration exactly once")
     func concurrentRuns() throws {
         let database = try TestDatabase.create(migrated: false)

@@ -16,12 +16,12 @@ struct StreamHeadCacheTests {
         let theirs = try database.connect()
         let cache = StreamHeadCache()
         #expect(try store.append([event("s-1", 0, expected: .noStream), event("s-2", 0)], cache: cache, on: mine)
-            .map(\.version) == [0, 0])
-        #expect(try store.append([event("s-1", 1, expected: .exact(0))], on: theirs).map(\.version) == [1])
+            .results.map(\.version) == [0, 0])
+        #expect(try store.append([event("s-1", 1, expected: .exact(0))], on: theirs).results.map(\.version) == [1])
         // The cache saw s-1 at version 0; the log is now at 1.
         let next = try store.append([event("s-1", 2, expected: .exact(1)), event("s-2", 1, expected: .exact(0))], cache: cache, on: mine)
-        #expect(next.map(\.version) == [2, 1])
-        #expect(try store.append([event("s-1", 3, expected: .exact(2))], cache: cache, on: mine).map(\.version) == [3])
+        #expect(next.results.map(\.version) == [2, 1])
+        #expect(try store.append([event("s-1", 3, expected: .exact(2))], cache: cache, on: mine).results.map(\.version) == [3])
         #expect(try Verifier().verify(on: mine).firstBrokenLink == nil)
     }
 
@@ -40,7 +40,7 @@ struct StreamHeadCacheTests {
         #expect(throws: Refused.self) {
             try store.append([event("s-1", 1)], hooks: RefuseAfterWriting(), cache: cache, on: connection)
         }
-        #expect(try store.append([event("s-1", 2, expected: .exact(0))], cache: cache, on: connection).map(\.version) == [1])
+        #expect(try store.append([event("s-1", 2, expected: .exact(0))], cache: cache, on: connection).results.map(\.version) == [1])
         #expect(try Verifier().verify(on: connection).firstBrokenLink == nil)
     }
 }

@@ -61,6 +61,10 @@ struct BatchAnswerTests {
         #expect(json["not_appended"] == nil)
         #expect(json["results"]?.arrayValue?[8][path: "error.code"] == "terminal_already_bound")
         #expect(json["results"]?.arrayValue?[1]["errors"]?.arrayValue?.first?["field"] == "fix.lat")
+        // The log's head after the batch, in the form `verify --head` takes.
+        #expect(report.head.position == 4)
+        #expect(try report.head == db.service.head(on: db.connection))
+        #expect(json["head"] == .string(report.head.description))
 
         #expect(try db.count("SELECT count(*) FROM events") == 4)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == 4)
@@ -80,6 +84,8 @@ struct BatchAnswerTests {
         ])
         #expect(report.results[1].errors.first?.code == "out_of_range")
         #expect(report.json["not_appended"] == 7)
+        #expect(report.head.position == 2)
+        #expect(try report.head == db.service.head(on: db.connection))
         #expect(try db.count("SELECT count(*) FROM events") == 2)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == 2)
     }
@@ -96,6 +102,8 @@ struct BatchAnswerTests {
         ], atomic: true)
         #expect(report.results.map(\.status) == [.notAppended, .conflict, .notAppended])
         #expect(report.results[1].conflict?.code == "terminal_already_bound")
+        #expect(report.head.position == 2)
+        #expect(try report.head == db.service.head(on: db.connection))
         #expect(try db.count("SELECT count(*) FROM events") == 2)
         #expect(try db.count("SELECT count(*) FROM projections.visits") == 0)
 
@@ -104,6 +112,8 @@ struct BatchAnswerTests {
         ], atomic: true)
         #expect(good.results.map(\.status) == [.appended, .appended])
         #expect(good.results.map(\.position) == [3, 4])
+        #expect(good.head.position == 4)
+        #expect(try good.head == db.service.head(on: db.connection))
         #expect(try db.count("SELECT count(*) FROM projections.visits") == 1)
     }
 

@@ -49,7 +49,7 @@ struct PayloadVersionTests {
             NewEvent(
                 eventId: event.eventId, stream: event.stream, type: event.type,
                 data: Data(event.data.utf8), metadata: Data(event.metadata.utf8))
-        }, on: db.connection)
+        }, on: db.connection).results
         #expect(results.enumerated().allSatisfy { index, result in
             result == .appended(stream: events[index].stream, version: events[index].version, position: events[index].position)
         })
