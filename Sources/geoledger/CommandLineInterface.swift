@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 
 /// Picks the command named by the leading words and runs it; turns errors into messages and exit codes.
