@@ -59,10 +59,11 @@ public struct StreamIngestor {
     ///     then on are decided under the append lock. Without it, every batch is decided under the lock.
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
+    ///   An error either of them throws stops the ingest after the batch it was called for, and is thrown.
     public func run(
         _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
-        rejected: (SubmissionReader.RawItem, IngestItemResult) -> Void = { _, _ in },
-        progress: (IngestTotals, Int) -> Void = { _, _ in }
+        rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
+        progress: (IngestTotals, Int) throws -> Void = { _, _ in }
     ) throws -> IngestTotals {
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
@@ -94,9 +95,9 @@ public struct StreamIngestor {
             let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
             totals.add(answered)
             for index in answered.results.indices where answered.results[index].status.isRejection {
-                rejected(batch.read.raw[index], answered.results[index])
+                try rejected(batch.read.raw[index], answered.results[index])
             }
-            progress(totals, batch.read.bytesRead)
+            try progress(totals, batch.read.bytesRead)
             read.recycle((batch, answered))
         }
         if let readError = read.readError {

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import EventStore
 import Foundation
 import Geo
@@ -26,20 +27,16 @@ enum IngestBench {
         /// Items timed through `IngestService.prepare` alone (no database), to show its share of the ingest.
         var prepareSample = 100_000
 
-        /// `--events N`, `--seed S`, `--duplicates R`, `--invalid R`, `--batch-size N`.
-        init(_ arguments: [String]) throws {
-            var rest = arguments[...]
-            while let option = rest.popFirst() {
-                guard let value = rest.popFirst() else { throw BenchUsage("\(option) needs a value") }
-                switch option {
-                case "--events": events = try Self.number(value, option)
-                case "--seed": seed = UInt64(try Self.number(value, option))
-                case "--duplicates": duplicateRate = try Self.rate(value, option)
-                case "--invalid": invalidRate = try Self.rate(value, option)
-                case "--batch-size": batchSize = try Self.number(value, option)
-                default: throw BenchUsage("unknown option \(option)")
-                }
-            }
+        /// The options that set these.
+        static let names: Set<String> = ["events", "seed", "duplicates", "invalid", "batch-size"]
+
+        /// `--events N`, `--seed S`, `--duplicates R`, `--invalid R`, `--batch-size N`; the defaults for the others.
+        init(_ arguments: Arguments) throws {
+            if let text = arguments.value("events") { events = try Self.number(text, "--events") }
+            if let text = arguments.value("seed") { seed = UInt64(try Self.number(text, "--seed")) }
+            if let text = arguments.value("duplicates") { duplicateRate = try Self.rate(text, "--duplicates") }
+            if let text = arguments.value("invalid") { invalidRate = try Self.rate(text, "--invalid") }
+            if let text = arguments.value("batch-size") { batchSize = try Self.number(text, "--batch-size") }
         }
 
         /// 50,000 merchants and 100,000 terminals per million events.
@@ -51,13 +48,13 @@ enum IngestBench {
 
         private static func number(_ text: String, _ option: String) throws -> Int {
             guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value > 0 else {
-                throw BenchUsage("\(option) must be a positive integer")
+                throw UsageError("\(option) must be a positive integer")
             }
             return value
         }
 
         private static func rate(_ text: String, _ option: String) throws -> Double {
-            guard let value = Double(text), (0...1).contains(value) else { throw BenchUsage("\(option) must be within 0...1") }
+            guard let value = Double(text), (0...1).contains(value) else { throw UsageError("\(option) must be within 0...1") }
             return value
         }
     }
@@ -124,7 +121,7 @@ enum IngestBench {
 
         // 2. Ingest, exactly as `geoledger ingest` does.
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw BenchUsage("cannot open \(path)") }
+        guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
         defer { close(descriptor) }
         let backend = connection.backendPID
         let decider = try Connection.connect(server.withDatabase(database))
@@ -159,7 +156,7 @@ enum IngestBench {
             }
         }()
         guard copied == totals.appended else {
-            throw BenchUsage("COPY stored \(copied) rows, the ingest appended \(totals.appended)")
+            throw BenchError("COPY stored \(copied) rows, the ingest appended \(totals.appended)")
         }
         record("copy_rows", "\(copied)")
         record("copy_s", seconds(copy.wall))
@@ -184,7 +181,7 @@ enum IngestBench {
     /// Reads and prepares `items` lines without a database, as the ingest's reading thread does.
     private static func prepareOnlyPass(path: String, items: Int, batchSize: Int, service: IngestService) throws {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw BenchUsage("cannot open \(path)") }
+        guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
         defer { close(descriptor) }
         var reader = SubmissionReader(fileDescriptor: descriptor)
         var done = 0
@@ -259,7 +256,8 @@ enum IngestBench {
     private static func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(count) / seconds) }
 }
 
-struct BenchUsage: Error, CustomStringConvertible {
+/// A benchmark that could not run or whose result does not add up (exit 1).
+struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,13 +1,38 @@
+import CommandLineArguments
 import Foundation
 import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
+import Ingestion
 import Postgres
 
-/// `geoledger-bench region|bulk|ingest|all [ingest options]`: prints `name=value` lines; `all` ends with the
-/// RESULT line. `geoledger-bench workload FILE [ingest options]` writes the ingest suite's workload as NDJSON. Ingest options: `--events N` (default 1,000,000), `--seed S`, `--duplicates R`, `--invalid R`,
-/// `--batch-size N`.
-let arguments = Array(CommandLine.arguments.dropFirst())
-let suite = arguments.first ?? "all"
-let options = Array(arguments.dropFirst())
+let usage = """
+    Usage: geoledger-bench [COMMAND] [OPTIONS]
+
+    Benchmarks, printed as name=value lines. bulk and ingest use the server named by DATABASE_URL (or libpq's
+    PG* variables), in a table or a database of their own that they drop at the end.
+
+    Commands:
+      all [OPTIONS]            region, bulk and ingest, then a RESULT line (the default)
+      region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
+                               the one next to this program)
+      json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
+                               JSONDecoder (no database)
+      bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT
+      ingest [OPTIONS]         ingest of a generated workload against COPY of the same rows, then replay
+      workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
+
+    Options of all, ingest and workload:
+      --events N       events in the workload (default 1,000,000)
+      --seed S         the workload's random seed
+      --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
+      --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
+      --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
+
+    Exit status: 0 ok, 1 failure, 64 usage.
+    """
+
+let words = Array(CommandLine.arguments.dropFirst())
+let command = words.first ?? "all"
+let rest = Array(words.dropFirst())
 
 func report(_ results: [String: Double]) {
     for (name, value) in results.sorted(by: { $0.key < $1.key }) { emit("\(name)=\(value)") }
@@ -20,36 +45,56 @@ func emit(_ line: String) {
     fflush(nil)
 }
 
+/// The command's options, with at most `positionals` arguments besides them.
+func parse(_ words: [String], options: Set<String> = [], positionals: Int = 0) throws -> Arguments {
+    let arguments = try Arguments(words, options: options)
+    if arguments.positionals.count > positionals {
+        throw UsageError("unexpected argument '\(arguments.positionals[positionals])'")
+    }
+    return arguments
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+if words.contains("--help") || words.contains("-h") {
+    print(usage)
+    exit(0)
+}
+
 do {
-    switch suite {
+    switch command {
     case "region":
-        report(RegionBench.run(geoledgerPath: options.first))
+        report(RegionBench.run(geoledgerPath: try parse(rest, positionals: 1).positionals.first))
     case "json":
+        _ = try parse(rest)
         report(JSONBench.run())
     case "bulk":
+        _ = try parse(rest)
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
     case "workload":
         // Writes the ingest suite's workload to a file, for `geoledger ingest` or a profiler.
-        guard let path = options.first else { throw BenchUsage("say which file to write") }
-        let counts = try IngestBench.Options(Array(options.dropFirst())).spec.write(to: path)
+        let arguments = try parse(rest, options: IngestBench.Options.names, positionals: 1)
+        guard let path = arguments.positionals.first else { throw UsageError("say which file to write") }
+        let counts = try IngestBench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
     case "ingest":
-        _ = try IngestBench.run(server: .fromEnvironment(), options: try IngestBench.Options(options))
+        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
+        _ = try IngestBench.run(server: .fromEnvironment(), options: options)
     case "all":
-        let ingestOptions = try IngestBench.Options(options)
+        let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
         report(RegionBench.run(geoledgerPath: nil))
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
         let ingest = Dictionary(uniqueKeysWithValues: try IngestBench.run(server: .fromEnvironment(), options: ingestOptions))
         // There is no HTTP API yet, so there is no HTTP rate to measure.
         emit("RESULT ingest_vs_copy=\(ingest["ingest_vs_copy"]!) http_events_per_s=n/a copy_events_per_s=\(ingest["copy_events_per_s"]!)")
     default:
-        FileHandle.standardError.write(Data("usage: geoledger-bench [region|bulk|ingest|all|workload FILE] [--events N] [--seed S] [--duplicates R] [--invalid R] [--batch-size N]\n".utf8))
-        exit(64)
+        fail("geoledger-bench: unknown command '\(command)'\nSee 'geoledger-bench --help'.", status: 64)
     }
-} catch let usage as BenchUsage {
-    FileHandle.standardError.write(Data("geoledger-bench \(suite): \(usage)\n".utf8))
-    exit(64)
+} catch let error as UsageError {
+    fail("geoledger-bench \(command): \(error)\nSee 'geoledger-bench --help'.", status: 64)
 } catch {
-    FileHandle.standardError.write(Data("geoledger-bench \(suite): \(error)\n".utf8))
-    exit(1)
+    fail("geoledger-bench \(command): \(error)", status: 1)
 }

@@ -4,25 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-// Streaming line input and buffered output for the CSV commands: constant memory, few system calls.
-
-/// Writes all of `bytes` to a file descriptor, retrying short writes and interruptions.
-func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    bytes.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
-}
-
+/// Reads standard input line by line in large blocks: constant memory, few system calls.
 struct LineReader {
     private var buffer: [UInt8] = []
     private var position = 0
@@ -57,37 +39,5 @@ struct LineReader {
             buffer.removeSubrange((oldCount + received)...)
             if received == 0 { atEnd = true }
         }
-    }
-}
-
-/// Collects output and writes it to standard output in large blocks.
-struct BufferedOutput {
-    private var buffer: [UInt8] = []
-    private static let flushSize = 1 << 16
-
-    init() { buffer.reserveCapacity(BufferedOutput.flushSize + 256) }
-
-    mutating func append(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        flushIfFull()
-    }
-
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
-        buffer.append(contentsOf: bytes)
-        flushIfFull()
-    }
-
-    mutating func append(_ byte: UInt8) {
-        buffer.append(byte)
-    }
-
-    private mutating func flushIfFull() {
-        if buffer.count >= BufferedOutput.flushSize { flush() }
-    }
-
-    mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        writeAll(buffer, to: 1)
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -15,9 +15,16 @@ enum ExitCode {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+    /// The reader of standard output went away: the status a shell shows for a process ended by SIGPIPE.
+    static let brokenPipe: Int32 = 141
 }
 
-/// Writes to standard error.
+/// Writes a line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    writeStandardError(message + "\n")
+}
+
+/// Writes to standard error. Should that fail there is no one left to tell, and the exit status still says it.
+func writeStandardError(_ text: String) {
+    try? writeAll(Array(text.utf8), to: STDERR_FILENO, target: "standard error")
 }

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 
 /// Picks the command named by the leading words and runs it; turns errors into messages and exit codes.
@@ -24,6 +25,8 @@ struct CommandLineInterface {
         }
         do {
             return try command.run(rest)
+        } catch let error as WriteFailed where error.isBrokenPipe {
+            return ExitCode.brokenPipe
         } catch let error as UsageError {
             printError("geoledger \(command.words.joined(separator: " ")): \(error)\nSee 'geoledger \(command.words.joined(separator: " ")) --help'.")
             return ExitCode.usage
@@ -60,7 +63,8 @@ struct CommandLineInterface {
 
             Connection: DATABASE_URL (a postgresql:// URL or key=value conninfo), or libpq's PG* variables;
             with neither, the private cluster under .data/ when it exists ('geoledger db start').
-            Run 'geoledger COMMAND --help' for a command's options. Exit status: 0 ok, 1 failure, 64 usage.
+            Run 'geoledger COMMAND --help' for a command's options. Exit status: 0 ok, 1 failure, 64 usage,
+            141 when the reader of the output went away (as after '| head').
             """
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import EventStore
 import Foundation
 import Postgres

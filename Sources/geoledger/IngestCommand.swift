@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import Geo
 import Ingestion
@@ -24,6 +25,10 @@ enum IngestCommand {
               --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
               --rejects FILE   write each item not stored (invalid or conflict) as an NDJSON line:
                                {"line": n, "status": ..., "errors" or "error": ..., "item": <the item>}
+                               FILE is opened once the database answered, then truncated and written in
+                               place (a symlink's target, a device); it may not be the input. With '-'
+                               the lines go to stdout and the summary to stderr. A failed write stops the
+                               ingest with exit 1.
               --quiet          no progress line
 
             Exit status: 0 when every item was appended or was a duplicate, 1 otherwise.
@@ -51,9 +56,9 @@ enum IngestCommand {
         }
         let size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
 
-        let rejects = try rejectsPath.map { try RejectsFile(path: $0) }
-        // Reject lines of committed batches must reach the file even when a later batch fails.
-        defer { try? rejects?.close() }
+        if let rejectsPath, RejectsFile.isSameFile(rejectsPath, as: info) {
+            throw UsageError("--rejects names the input file: the rejects would overwrite what is being read")
+        }
         let settings = Settings.fromEnvironment()
         let connection = try settings.connect()
         // Batches are decided on a second connection while the one before is written.
@@ -63,60 +68,90 @@ enum IngestCommand {
             connection.close()
         }
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
+        // Created or truncated only now that the database answered.
+        let rejects = try rejectsPath.map { try RejectsFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
             SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider,
-            rejected: { raw, result in rejects?.write(raw, result) },
+            rejected: { raw, result in try rejects?.write(raw, result) },
             progress: { totals, bytes in
-                rejects?.flush()
+                // Reject lines of committed batches reach the file even when a later batch fails.
+                try rejects?.flush()
                 progress.update(count: totals.items, bytes: bytes)
             })
+        try rejects?.finish()
         progress.finish()
-        print("appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.items) items in \(progress.elapsedText))")
-        if let head = totals.head { print("head=\(head)") }
-        if !totals.allStored, let rejectsPath {
-            print("items not stored are in \(rejectsPath)")
+        let summary = "appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.items) items in \(progress.elapsedText))"
+        let head = totals.head.map { "head=\($0)" }
+        if rejectsPath == "-" {
+            // Standard output holds the rejects and nothing else.
+            printError(summary)
+            if let head { printError(head) }
+        } else {
+            print(summary)
+            if let head { print(head) }
+            if !totals.allStored, let rejectsPath { print("items not stored are in \(rejectsPath)") }
         }
         return totals.allStored ? ExitCode.ok : ExitCode.failure
     }
 }
 
-/// The `--rejects` file: one NDJSON line per item not stored.
+/// The `--rejects` file, or standard output for `-`: one NDJSON line per item not stored. Written in place (open,
+/// write, close), never replaced: a symlink's target receives the lines, a device stays a device.
 private final class RejectsFile {
-    private let handle: FileHandle
-    private var buffer = Data()
-    private var closed = false
+    private let path: String
+    private let descriptor: Int32
+    private var output: BufferedOutput
+    /// Whether the descriptor is this file's to close: not standard output's, and not closed yet.
+    private var ownsDescriptor: Bool
 
     init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw CommandError("cannot write \(path)")
+        self.path = path
+        if path == "-" {
+            descriptor = STDOUT_FILENO
+            output = BufferedOutput()
+            ownsDescriptor = false
+        } else {
+            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CommandError("cannot open \(path): \(String(cString: strerror(errno)))") }
+            output = BufferedOutput(descriptor: descriptor, target: path)
+            ownsDescriptor = true
         }
-        self.handle = handle
     }
 
-    func write(_ raw: SubmissionReader.RawItem, _ result: IngestItemResult) {
+    /// Whether `path` (`-`: standard output) is the regular file `input`, by whatever name: the same device and
+    /// inode.
+    static func isSameFile(_ path: String, as input: stat) -> Bool {
+        var target = stat()
+        let found = path == "-" ? fstat(STDOUT_FILENO, &target) == 0 : stat(path, &target) == 0
+        return found && (input.st_mode & S_IFMT) == S_IFREG && target.st_dev == input.st_dev && target.st_ino == input.st_ino
+    }
+
+    func write(_ raw: SubmissionReader.RawItem, _ result: IngestItemResult) throws {
         guard case .object(var members) = result.json else { return }
         members["line"] = .number(Double(raw.line))
         switch raw.parsed {
         case .json(let item): members["item"] = item
         case .malformed: members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
         }
-        buffer.append(JSONValue.object(members).canonicalData())
-        buffer.append(0x0A)
-        if buffer.count > 1 << 20 { flush() }
+        try output.append(JSONValue.object(members).canonicalData())
+        output.append(0x0A)
     }
 
-    func flush() {
-        guard !buffer.isEmpty else { return }
-        handle.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
+    func flush() throws {
+        try output.flush()
     }
 
-    func close() throws {
-        guard !closed else { return }
-        closed = true
-        flush()
-        try handle.close()
+    /// Writes what is left and closes the file: a failure to store the lines shows at the latest here.
+    func finish() throws {
+        try output.flush()
+        guard ownsDescriptor else { return }
+        ownsDescriptor = false
+        guard close(descriptor) == 0 else { throw WriteFailed(target: path, code: errno) }
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
     }
 }
 

@@ -29,7 +29,7 @@ final class ProgressLine: Sendable {
             state.lastDrawn = Date()
             return render(count: count, bytes: bytes, totalBytes: state.totalBytes)
         }
-        if let line { FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8)) }
+        if let line { writeStandardError("\r\(line)\u{1B}[K") }
     }
 
     private func render(count: Int, bytes: Int, totalBytes: Int?) -> String {
@@ -47,6 +47,6 @@ final class ProgressLine: Sendable {
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        writeStandardError("\r\u{1B}[K")
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import Geo
 
@@ -68,17 +69,17 @@ enum RegionCommands {
         let converter = DatumConverter(classifier: classifier)
 
         var output = BufferedOutput()
-        output.append("lat,lon,region,near_boundary\n")
-        let failed = forEachPoint(command: "region classify") { lat, lon, point in
+        try output.append("lat,lon,region,near_boundary\n")
+        let failed = try forEachPoint(command: "region classify") { lat, lon, point in
             let answer = classifier.classify(converter.toWGS84(point, from: datum))
-            output.append(lat)
+            try output.append(lat)
             output.append(UInt8(ascii: ","))
-            output.append(lon)
+            try output.append(lon)
             output.append(UInt8(ascii: ","))
-            output.append(answer.region.rawValue)
-            output.append(answer.nearBoundary ? ",true\n" : ",false\n")
+            try output.append(answer.region.rawValue)
+            try output.append(answer.nearBoundary ? ",true\n" : ",false\n")
         } header: { _ in }
-        output.flush()
+        try output.flush()
         return failed ? 1 : 0
     }
 
@@ -98,17 +99,17 @@ enum RegionCommands {
         let converter = DatumConverter(classifier: classifier)
 
         var output = BufferedOutput()
-        let failed = forEachPoint(command: "datum convert") { _, _, point in
+        let failed = try forEachPoint(command: "datum convert") { _, _, point in
             let converted = converter.convert(point, from: from, to: to)
-            output.append(formatDegrees(converted.latitude))
+            try output.append(formatDegrees(converted.latitude))
             output.append(UInt8(ascii: ","))
-            output.append(formatDegrees(converted.longitude))
+            try output.append(formatDegrees(converted.longitude))
             output.append(UInt8(ascii: "\n"))
         } header: { line in
-            output.append(line)
+            try output.append(line)
             output.append(UInt8(ascii: "\n"))
         }
-        output.flush()
+        try output.flush()
         return failed ? 1 : 0
     }
 
@@ -123,10 +124,11 @@ enum RegionCommands {
     // MARK: - Input
 
     /// Reads CSV `lat,lon` lines from standard input and calls `body` with the two fields as
-    /// written and the parsed point. Returns whether any line was bad (each is reported).
+    /// written and the parsed point. Returns whether any line was bad (each is reported); stops at the first error
+    /// `body` or `header` throws.
     private static func forEachPoint(command: String,
-                                     _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>, Coordinate) -> Void,
-                                     header: (ArraySlice<UInt8>) -> Void) -> Bool {
+                                     _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>, Coordinate) throws -> Void,
+                                     header: (ArraySlice<UInt8>) throws -> Void) throws -> Bool {
         var reader = LineReader()
         var lineNumber = 0
         var sawContent = false
@@ -148,7 +150,7 @@ enum RegionCommands {
             let lon = parseDouble(lonField)
             if isFirst, lat == nil, lon == nil, let first = latField.first,
                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) {
-                header(line)
+                try header(line)
                 continue
             }
             guard let lat, let lon, (-90...90).contains(lat), (-180...180).contains(lon) else {
@@ -157,7 +159,7 @@ enum RegionCommands {
                     + "latitude within -90..90 and longitude within -180..180\n")
                 continue
             }
-            body(latField, lonField, Coordinate(latitude: lat, longitude: lon))
+            try body(latField, lonField, Coordinate(latitude: lat, longitude: lon))
         }
         return failed
     }
@@ -193,11 +195,5 @@ enum RegionCommands {
         let fraction = String(units % 100_000_000)
         let sign = value < 0 && units != 0 ? "-" : ""
         return sign + String(whole) + "." + String(repeating: "0", count: 8 - fraction.count) + fraction
-    }
-
-    // MARK: - Output
-
-    private static func writeStandardError(_ text: String) {
-        writeAll(Array(text.utf8), to: 2)
     }
 }

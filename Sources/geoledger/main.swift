@@ -4,4 +4,7 @@ import CJemalloc  // linked for its malloc, which serves the whole process (READ
 let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + MaintenanceCommands.all
     + RegionCommands.all
 
-exit(CommandLineInterface(commands: commands).main(Array(CommandLine.arguments.dropFirst())))
+// A write into a pipe whose reader went away then fails with EPIPE, which the writer sees (BufferedOutput.swift).
+signal(SIGPIPE, SIG_IGN)
+let status = CommandLineInterface(commands: commands).main(Array(CommandLine.arguments.dropFirst()))
+exit(flushStandardOutput(status: status))

@@ -15,13 +15,24 @@ public struct GeoledgerProcess {
         return root.appendingPathComponent(".build/debug/geoledger").path
     }
 
+    /// `geoledger-bench`, next to ``binary``.
+    public static var benchBinary: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("geoledger-bench").path
+    }
+
     /// - Parameters:
     ///   - environment: added to (or, with a nil value, removed from) this process's environment.
     ///   - input: written to its standard input.
-    public static func run(_ arguments: [String], environment: [String: String?] = [:], input: String? = nil) throws -> Outcome {
+    ///   - executable: the program to run, ``binary`` unless given.
+    ///   - directory: its working directory, this process's unless given.
+    public static func run(
+        _ arguments: [String], environment: [String: String?] = [:], input: String? = nil, executable: String = binary,
+        directory: String? = nil
+    ) throws -> Outcome {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment
         for (name, value) in environment { merged[name] = value }
         process.environment = merged

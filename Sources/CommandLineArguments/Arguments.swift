@@ -1,14 +1,14 @@
 /// A command line after the command words: options (`--name value`, `--name=value`), flags (`--name`)
 /// and positional arguments. Unknown options are usage errors.
-struct Arguments {
-    private(set) var positionals: [String] = []
+public struct Arguments: Sendable {
+    public private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
 
     /// - Parameters:
     ///   - options: names (without `--`) that take a value.
     ///   - flags: names that take none. `help` is always accepted.
-    init(_ words: [String], options: Set<String> = [], flags: Set<String> = []) throws {
+    public init(_ words: [String], options: Set<String> = [], flags: Set<String> = []) throws {
         var words = words[...]
         while let word = words.popFirst() {
             guard word.hasPrefix("--"), word != "--" else {
@@ -35,13 +35,13 @@ struct Arguments {
         }
     }
 
-    var wantsHelp: Bool { flags.contains("help") }
+    public var wantsHelp: Bool { flags.contains("help") }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    func value(_ name: String) -> String? { values[name] }
+    public func value(_ name: String) -> String? { values[name] }
 
-    func integer(_ name: String, default fallback: Int? = nil, range: ClosedRange<Int> = 0...Int.max) throws -> Int? {
+    public func integer(_ name: String, default fallback: Int? = nil, range: ClosedRange<Int> = 0...Int.max) throws -> Int? {
         guard let text = values[name] else { return fallback }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
@@ -50,7 +50,7 @@ struct Arguments {
     }
 
     /// The value of an option restricted to a few words.
-    func choice(_ name: String, from allowed: [String], default fallback: String) throws -> String {
+    public func choice(_ name: String, from allowed: [String], default fallback: String) throws -> String {
         guard let text = values[name] else { return fallback }
         guard allowed.contains(text) else {
             throw UsageError("--\(name) must be one of \(allowed.joined(separator: ", ")), not '\(text)'")
@@ -60,7 +60,7 @@ struct Arguments {
 }
 
 /// A mistake in how a command was called: exit 64 with the message and a pointer to `--help`.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
+public struct UsageError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ message: String) { description = message }
 }
