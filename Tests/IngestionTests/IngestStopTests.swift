@@ -79,4 +79,12 @@ struct IngestStopTests {
         #expect(outcome.stderr.contains("GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(value)'"),
                 "\(outcome.stderr)")
     }
+
+    @Test("ingest --help names the timeout setting and its default")
+    func help() throws {
+        let outcome = try GeoledgerProcess.run(["ingest", "--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("GEOLEDGER_STATEMENT_TIMEOUT   seconds to wait for the database's answer"))
+        #expect(outcome.stdout.contains("(default 60, 0 for no limit)"))
+    }
 }
