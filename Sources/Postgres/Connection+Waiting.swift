@@ -134,7 +134,7 @@ extension Connection {
 
 /// A `PGcancel`: what `PQcancel` needs, independent of the connection it was taken from.
 private final class CancelRequest: @unchecked Sendable {
-    // @unchecked: used by one thread only, the one that sends it and frees it.
+    // @unchecked: only the thread that sends it uses it; it is freed when both it and its creator let go.
     private let cancel: OpaquePointer
 
     init(_ cancel: OpaquePointer) { self.cancel = cancel }
