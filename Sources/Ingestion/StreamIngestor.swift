@@ -59,7 +59,8 @@ public struct StreamIngestor {
     ///     then on are decided under the append lock. Without it, every batch is decided under the lock.
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
-    ///   An error either of them throws stops the ingest after the batch it was called for, and is thrown.
+    ///   An error either of them throws stops the ingest after the batch it was called for.
+    /// - Throws: ``IngestStopped`` with the cause and the totals of the batches committed before it.
     public func run(
         _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
@@ -86,22 +87,24 @@ public struct StreamIngestor {
             if decider != nil { return decided.take() }
             return read.take().map { PlannedBatch(read: $0, decided: nil) }
         }
-        while let batch = next() {
-            var report: IngestReport?
-            if let decision = try batch.decided?.get(), !underLock.isSet {
-                report = try service.write(decision, on: connection)
-                if report == nil { underLock.set() }
+        do {
+            while let batch = next() {
+                var report: IngestReport?
+                if let decision = try batch.decided?.get(), !underLock.isSet {
+                    report = try service.write(decision, on: connection)
+                    if report == nil { underLock.set() }
+                }
+                let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
+                totals.add(answered)
+                for index in answered.results.indices where answered.results[index].status.isRejection {
+                    try rejected(batch.read.raw[index], answered.results[index])
+                }
+                try progress(totals, batch.read.bytesRead)
+                read.recycle((batch, answered))
             }
-            let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
-            totals.add(answered)
-            for index in answered.results.indices where answered.results[index].status.isRejection {
-                try rejected(batch.read.raw[index], answered.results[index])
-            }
-            try progress(totals, batch.read.bytesRead)
-            read.recycle((batch, answered))
-        }
-        if let readError = read.readError {
-            throw IngestInputError(reason: readError, totals: totals)
+            if let readError = read.readError { throw IngestInputError(reason: readError) }
+        } catch {
+            throw IngestStopped(cause: error, committed: totals)
         }
         if totals.head == nil { totals.head = try service.head(on: connection) }
         return totals
@@ -158,14 +161,28 @@ public struct StreamIngestor {
     }
 }
 
-/// The input could not be read to its end; what was read before was ingested.
-public struct IngestInputError: Error, CustomStringConvertible {
-    public let reason: String
-    public let totals: IngestTotals
+/// An ingest stopped by an error: the batches before it were committed, the one it stopped in was not (or, when the
+/// server stopped answering at its commit, perhaps was: its events come back as duplicates on a second run).
+public struct IngestStopped: Error, CustomStringConvertible {
+    /// Why: the database's error, or ``IngestInputError``.
+    public let cause: any Error
+    /// The totals of the batches committed before it.
+    public let committed: IngestTotals
 
     public var description: String {
-        "reading the input failed after \(totals.items) items (\(totals.appended) appended): \(reason)"
+        let before = committed.items == 0
+            ? "nothing before it was committed"
+            : "\(committed.items) items before it were committed (appended \(committed.appended), duplicate "
+                + "\(committed.duplicate), conflict \(committed.conflict), invalid \(committed.invalid))"
+        return "ingest stopped: \(cause); \(before); re-running the same input is safe"
     }
+}
+
+/// The input could not be read to its end.
+public struct IngestInputError: Error, CustomStringConvertible {
+    public let reason: String
+
+    public var description: String { "reading the input failed: \(reason)" }
 }
 
 private struct ReadBatch: Sendable {

@@ -17,8 +17,7 @@ extension Connection {
     /// - Returns: the number of rows the server stored.
     @discardableResult
     public func copyFrom(_ copySQL: String, format: CopyFormat = .text, _ write: (CopyWriter) throws -> Void) throws -> Int {
-        let conn = try handle()
-        guard let start = PQexec(conn, copySQL) else {
+        guard let start = try exec(copySQL, kind: .copy, { conn in PQsendQuery(conn, copySQL) }) else {
             throw error(from: nil, query: copySQL, kind: .copy)
         }
         let started = PQresultStatus(start)
@@ -32,61 +31,81 @@ extension Connection {
         let statementFormat: CopyFormat = PQbinaryTuples(start) == 1 ? .binary : .text
         PQclear(start)
         guard statementFormat == format else {
-            _ = PQputCopyEnd(conn, "the rows are not in the COPY's format")
-            _ = finishCopy(conn, query: copySQL)
+            _ = endCopy(failing: "the rows are not in the COPY's format", query: copySQL)
             throw PostgresError(.copy, "the COPY statement is in \(statementFormat) format and the rows in \(format)", query: copySQL)
         }
 
-        let writer = CopyWriter(connection: self, conn: conn, format: format)
+        let writer = CopyWriter(connection: self, format: format)
         defer { writer.isFinished = true }
         do {
             try write(writer)
             try writer.finish()
         } catch {
             writer.isFinished = true
-            _ = PQputCopyEnd(conn, "COPY aborted by the client")
-            let serverError = finishCopy(conn, query: copySQL).error
+            // A connection closed on a timeout has no COPY left to abort.
+            guard !isClosed else { throw error }
+            let serverError = endCopy(failing: "COPY aborted by the client", query: copySQL).error
             if let sendError = error as? PostgresError, sendError.kind == .copy, let serverError {
                 throw serverError
             }
             throw error
         }
         writer.isFinished = true
-        guard PQputCopyEnd(conn, nil) == 1 else {
-            let message = configuration.redact(Self.errorMessage(conn))
-            _ = finishCopy(conn, query: copySQL)
-            throw PostgresError(isOpen ? .copy : .connection, "could not end COPY: \(message)", query: copySQL)
-        }
-        let outcome = finishCopy(conn, query: copySQL)
+        let outcome = endCopy(failing: nil, query: copySQL)
         if let error = outcome.error { throw error }
         return outcome.rows
     }
 
-    /// Reads the results that end a COPY: the row count, or the first error.
-    private func finishCopy(_ conn: OpaquePointer, query: String) -> (rows: Int, error: PostgresError?) {
+    /// Ends the COPY, or with a `reason` aborts it, then reads the results that end it: the row count, or the first
+    /// error (the server's, or a timeout's).
+    private func endCopy(failing reason: String?, query: String) -> (rows: Int, error: PostgresError?) {
         var rows = 0
         var firstError: PostgresError?
-        while let result = PQgetResult(conn) {
-            defer { PQclear(result) }
-            switch PQresultStatus(result) {
-            case PGRES_COMMAND_OK:
-                rows = Int(String(cString: PQcmdTuples(result))) ?? 0
-            case PGRES_COPY_IN:
-                // Still in COPY after an end we could not send: give up on the connection.
-                close()
-                return (rows, firstError ?? PostgresError(.connection, "COPY could not be ended", query: query))
-            default:
-                if firstError == nil { firstError = error(from: result, query: query, kind: .copy) }
+        do {
+            if try whenRoom(query: query, { conn in PQputCopyEnd(conn, reason) }) == 1 {
+                try flushOutput(query: query)
+            } else {
+                let message = configuration.redact(Self.errorMessage(try handle()))
+                firstError = PostgresError(isOpen ? .copy : .connection, "could not end COPY: \(message)", query: query)
             }
+            while let result = try nextResult(query: query) {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK:
+                    rows = Int(String(cString: PQcmdTuples(result))) ?? 0
+                case PGRES_COPY_IN:
+                    // Still in COPY after an end we could not send: give up on the connection.
+                    close()
+                    return (rows, firstError ?? PostgresError(.connection, "COPY could not be ended", query: query))
+                default:
+                    if firstError == nil { firstError = error(from: result, query: query, kind: .copy) }
+                }
+            }
+        } catch {
+            return (rows, firstError ?? (error as? PostgresError) ?? PostgresError(.copy, "\(error)", query: query))
         }
         return (rows, firstError)
+    }
+
+    /// Hands `bytes` of COPY data to libpq and sends them on, waiting within the timeout while the server does not
+    /// take them: in non-blocking mode libpq would otherwise buffer without bound.
+    func sendCopyData(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        let queued = try whenRoom(query: nil) { conn in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                PQputCopyData(conn, $0, Int32(bytes.count))
+            }
+        }
+        guard queued == 1 else {
+            let message = configuration.redact(Self.errorMessage(try handle()))
+            throw PostgresError(.copy, "could not send COPY data: \(message)")
+        }
+        try flushOutput(query: nil)
     }
 }
 
 /// Writes rows for `Connection.copyFrom`, in the COPY's format. Valid only inside the `copyFrom` closure.
 public final class CopyWriter {
     private let connection: Connection
-    private let conn: OpaquePointer
     /// The rows not sent yet; rows are written straight into it.
     private var pending: CopyRow
     var isFinished = false
@@ -96,9 +115,8 @@ public final class CopyWriter {
     /// Small enough that the server is already storing rows while later ones are being formatted.
     static let flushThreshold = 1 << 16
 
-    init(connection: Connection, conn: OpaquePointer, format: CopyFormat) {
+    init(connection: Connection, format: CopyFormat) {
         self.connection = connection
-        self.conn = conn
         pending = CopyRow(format: format)
         pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
         if format == .binary {
@@ -145,15 +163,7 @@ public final class CopyWriter {
 
     func flush() throws {
         guard !pending.buffer.isEmpty else { return }
-        let sent = pending.buffer.withUnsafeBufferPointer { bytes in
-            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                PQputCopyData(conn, $0, Int32(bytes.count))
-            }
-        }
-        guard sent == 1 else {
-            let message = connection.configuration.redact(Connection.errorMessage(conn))
-            throw PostgresError(.copy, "could not send COPY data: \(message)")
-        }
+        try pending.buffer.withUnsafeBufferPointer { try connection.sendCopyData($0) }
         pending.buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -13,7 +13,8 @@ extension Connection {
         guard PQenterPipelineMode(conn) == 1 else {
             throw PostgresError(.query, "could not enter pipeline mode: \(configuration.redact(Self.errorMessage(conn)))")
         }
-        defer { _ = PQexitPipelineMode(conn) }
+        // A connection closed on a timeout has no pipeline left.
+        defer { if !isClosed { _ = PQexitPipelineMode(conn) } }
 
         var sent = 0
         var sendError: Error?
@@ -34,11 +35,12 @@ extension Connection {
         guard PQpipelineSync(conn) == 1 else {
             throw error(from: nil, query: "EXECUTE \(name)", kind: .query)
         }
+        try flushOutput(query: "EXECUTE \(name)")
 
         var affected = 0
         var firstError: PostgresError?
         for _ in 0..<sent {
-            while let result = PQgetResult(conn) {
+            while let result = try nextResult(query: "EXECUTE \(name)") {
                 defer { PQclear(result) }
                 switch PQresultStatus(result) {
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
@@ -52,7 +54,7 @@ extension Connection {
             guard isOpen else { throw firstError ?? error(from: nil, query: "EXECUTE \(name)", kind: .query) }
         }
         // The Sync's own result, then the end of the pipeline's results.
-        while let result = PQgetResult(conn) {
+        while let result = try nextResult(query: "EXECUTE \(name)") {
             let status = PQresultStatus(result)
             PQclear(result)
             if status == PGRES_PIPELINE_SYNC { break }

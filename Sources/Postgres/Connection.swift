@@ -9,8 +9,9 @@ import Darwin
 
 /// One connection to PostgreSQL, owning its libpq `PGconn`.
 ///
-/// Calls block until the server answers. A connection must be used by one thread at a time;
-/// `ConnectionPool` hands each one to a single caller.
+/// Calls block until the server answers, or until the configuration's statement timeout runs out
+/// (`Connection+Waiting.swift`). A connection must be used by one thread at a time; `ConnectionPool`
+/// hands each one to a single caller.
 public final class Connection: @unchecked Sendable {
     // @unchecked: libpq forbids concurrent use of a PGconn, and the pool gives it to one thread at a time.
     private var conn: OpaquePointer?
@@ -26,9 +27,9 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Connects and sets the session to `client_encoding` UTF8, `TimeZone` UTC and
-    /// `DateStyle` ISO, which the value decoders rely on.
+    /// `DateStyle` ISO, which the value decoders rely on, and to the configuration's `statement_timeout`.
     public static func connect(_ configuration: PostgresConfiguration) throws -> Connection {
-        guard let conn = PQconnectdb(configuration.connectionString) else {
+        guard let conn = PQconnectdb(configuration.libpqConnectionString) else {
             throw PostgresError(.connection, "libpq could not allocate a connection")
         }
         guard PQstatus(conn) == CONNECTION_OK else {
@@ -38,8 +39,17 @@ public final class Connection: @unchecked Sendable {
         }
         // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        guard PQsetnonblocking(conn, 1) == 0 else {
+            let message = configuration.redact(errorMessage(conn))
+            PQfinish(conn)
+            throw PostgresError(.connection, "could not make the connection non-blocking: \(message)")
+        }
         let connection = Connection(conn, configuration: configuration)
-        try connection.execute("SET client_encoding TO 'UTF8'; SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, YMD'")
+        var settings = "SET client_encoding TO 'UTF8'; SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, YMD'"
+        if let timeout = configuration.statementTimeout {
+            settings += "; SET statement_timeout TO \(Int64(min(timeout * 1000, Double(Int32.max)).rounded(.up)))"
+        }
+        try connection.execute(settings)
         return connection
     }
 
@@ -64,10 +74,9 @@ public final class Connection: @unchecked Sendable {
     /// A `nil` parameter is SQL NULL.
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> QueryResult {
-        let conn = try handle()
         let texts = try Self.parameterTexts(parameters)
-        let result = Self.withCStrings(texts) { values in
-            PQexecParams(conn, sql, Int32(values.count), nil, values, nil, nil, 0)
+        let result = try Self.withCStrings(texts) { values in
+            try exec(sql) { conn in PQsendQueryParams(conn, sql, Int32(values.count), nil, values, nil, nil, 0) }
         }
         return try check(result, query: sql)
     }
@@ -75,8 +84,7 @@ public final class Connection: @unchecked Sendable {
     /// Runs SQL through the simple protocol: several statements separated by `;`, no
     /// parameters (migrations, session settings). Never build this text from user input.
     public func execute(_ sql: String) throws {
-        let conn = try handle()
-        _ = try check(PQexec(conn, sql), query: sql)
+        _ = try check(exec(sql) { conn in PQsendQuery(conn, sql) }, query: sql)
     }
 
     /// Runs `body` between BEGIN and COMMIT; rolls back and rethrows when `body` throws.
@@ -95,7 +103,7 @@ public final class Connection: @unchecked Sendable {
             if isOpen { try? execute("ROLLBACK") }
             throw error
         }
-        let commit = try checkedResult(PQexec(conn, "COMMIT"), query: "COMMIT")
+        let commit = try checkedResult(exec("COMMIT") { conn in PQsendQuery(conn, "COMMIT") }, query: "COMMIT")
         if let tag = PQcmdStatus(commit.result), String(cString: tag) == "ROLLBACK" {
             // COMMIT of a failed transaction reports success with a ROLLBACK tag.
             throw PostgresError(.transaction, "the transaction failed earlier and was rolled back at COMMIT")
@@ -105,11 +113,13 @@ public final class Connection: @unchecked Sendable {
 
     /// Prepares `sql` as the named statement for `pipelinePrepared` (or later reuse).
     public func prepare(_ name: String, _ sql: String) throws {
-        let conn = try handle()
-        _ = try check(PQprepare(conn, name, sql, 0, nil), query: sql)
+        _ = try check(exec(sql) { conn in PQsendPrepare(conn, name, sql, 0, nil) }, query: sql)
     }
 
     // MARK: - Internals shared by COPY, pipeline and the pool
+
+    /// Whether ``close()`` was called, by the caller or on a timeout.
+    var isClosed: Bool { conn == nil }
 
     /// The live `PGconn`, or a connection error when closed.
     func handle() throws -> OpaquePointer {
@@ -172,6 +182,10 @@ public final class Connection: @unchecked Sendable {
         var message = field("M") ?? conn.map { Self.errorMessage($0) } ?? "the connection is closed"
         message = configuration.redact(message)
         if message.isEmpty { message = "unknown error" }
+        if field("C") == "57014", message.contains("statement timeout"), let timeout = configuration.statementTimeout {
+            message += " (\(Self.secondsText(timeout)))"
+            if let setting = configuration.statementTimeoutSetting { message += "; set \(setting) to change the limit" }
+        }
         var error = PostgresError(
             brokenConnection ? .connection : kind, message,
             sqlState: field("C"), detail: field("D"), hint: field("H"), constraint: field("n"),

@@ -1,17 +1,32 @@
 internal import CLibPQ
 import Foundation
 
-/// Where and how to connect: a libpq connection string, kept as given.
+/// Where and how to connect: a libpq connection string, kept as given, and how long to wait for the server.
 ///
 /// The string may be a URI (`postgres://`, `postgresql://`) or `key=value` conninfo. An empty
 /// string leaves every setting to libpq's `PG*` environment variables and defaults.
 /// `description` never contains a password.
 public struct PostgresConfiguration: Sendable, CustomStringConvertible {
-    /// The connection string handed to libpq.
+    /// The connection string as given.
     let connectionString: String
+    /// Seconds a statement may run on the server (its `statement_timeout`) and the client waits for the server to
+    /// answer; past that the statement is cancelled, the connection closed and the call throws a `.timeout` error.
+    /// It also bounds connecting (`connect_timeout`) and unacknowledged sends on TCP (`tcp_user_timeout`).
+    /// `nil`: as long as it takes, the server's own `statement_timeout` left as it is.
+    public let statementTimeout: Double?
+    /// How a user changes the timeout (e.g. an environment variable), named in the error when it runs out.
+    public let statementTimeoutSetting: String?
 
-    public init(connectionString: String) {
+    public init(connectionString: String, statementTimeout: Double? = nil, statementTimeoutSetting: String? = nil) {
         self.connectionString = connectionString
+        self.statementTimeout = statementTimeout.flatMap { $0 > 0 ? $0 : nil }
+        self.statementTimeoutSetting = statementTimeoutSetting
+    }
+
+    /// The same connection with another statement timeout (`nil` or 0: none).
+    /// - Parameter setting: how a user changes it, named in the error when it runs out.
+    public func withStatementTimeout(_ seconds: Double?, setBy setting: String? = nil) -> PostgresConfiguration {
+        PostgresConfiguration(connectionString: connectionString, statementTimeout: seconds, statementTimeoutSetting: setting)
     }
 
     /// `DATABASE_URL` when it is set and not empty, else the `PG*` variables of `env`.
@@ -40,7 +55,30 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         } ?? []
         options.removeAll { $0.0 == "dbname" }
         options.append(("dbname", name))
-        return PostgresConfiguration(connectionString: ConnInfo.render(options))
+        return PostgresConfiguration(
+            connectionString: ConnInfo.render(options), statementTimeout: statementTimeout,
+            statementTimeoutSetting: statementTimeoutSetting)
+    }
+
+    /// The string libpq connects with: the given one, plus TCP keepalives that notice a dead server within about a
+    /// minute even on an idle connection, and with a statement timeout, `connect_timeout` and `tcp_user_timeout`
+    /// bounded by it. A setting the string or a `PG*` variable already gives is left alone; libpq ignores the TCP
+    /// ones on a Unix socket.
+    var libpqConnectionString: String {
+        guard let given = try? ConnInfo.parse(connectionString) else { return connectionString }
+        var defaults = [("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3")]
+        if let statementTimeout {
+            // libpq's connect_timeout is whole seconds, at least 2.
+            defaults.append(("connect_timeout", String(max(2, Int(statementTimeout.rounded(.up))))))
+            defaults.append(("tcp_user_timeout", String(Int(min(statementTimeout * 1000, Double(Int32.max))))))
+        }
+        let fromEnvironment = ConnInfo.defaults()
+        let missing = defaults.filter { keyword, _ in
+            !given.contains { $0.keyword == keyword && $0.value != nil }
+                && !fromEnvironment.contains { $0.keyword == keyword && $0.value.map { !$0.isEmpty } == true }
+        }
+        guard !missing.isEmpty else { return connectionString }
+        return ConnInfo.render(given.compactMap { option in option.value.map { (option.keyword, $0) } } + missing)
     }
 
     /// The settings as `key=value` pairs with every secret replaced by `***`.

@@ -18,6 +18,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         case pool
         /// A transaction could not begin or commit, or was already in progress.
         case transaction
+        /// The server did not answer within the statement timeout: the statement was cancelled and the
+        /// connection closed.
+        case timeout
     }
 
     public var kind: Kind
@@ -54,9 +57,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var isDeadlock: Bool { sqlState == "40P01" }
     public var isUndefinedTable: Bool { sqlState == "42P01" }
     public var isQueryCanceled: Bool { sqlState == "57014" }
-    /// The connection is unusable: it failed, broke, or the server is shutting it down.
+    /// The connection is unusable: it failed, broke, timed out, or the server is shutting it down.
     public var isConnectionFailure: Bool {
-        guard kind != .connection else { return true }
+        guard kind != .connection && kind != .timeout else { return true }
         guard let sqlState else { return false }
         // Class 08 except protocol_violation (the session survives it); 57P01-03 shutdowns.
         return (sqlState.hasPrefix("08") && sqlState != "08P01") || ["57P01", "57P02", "57P03"].contains(sqlState)

@@ -10,7 +10,7 @@ import Synchronization
 /// rows of one chunk do not depend on another's), then carries every terminal's binding forward in one pass and
 /// builds the history tables' keys and the secondary indexes. Appends go on meanwhile; at the end one transaction
 /// takes the append lock, projects what was appended since and swaps the schemas, so nothing appended is missed.
-/// One replay runs at a time.
+/// One replay runs at a time. A replay that fails drops its rebuild; one that was killed leaves it to the next.
 public struct Replayer: Sendable {
     let chunkSize: Int64
     let workers: Int
@@ -24,7 +24,9 @@ public struct Replayer: Sendable {
     public static let replayLockKey: Int64 = 0x6765_6f6c_7265_706c
 
     /// - Parameters:
-    ///   - configuration: the database; the replay opens `workers` + 1 connections to it.
+    ///   - configuration: the database; the replay opens `workers` + 1 connections to it. Its statement timeout does
+    ///     not apply: the keys and indexes of a large log's history take minutes to build, and the swap waits for
+    ///     the appends in progress.
     ///   - progress: called after each chunk with (events replayed, events in the log when it started), from the
     ///     worker threads, one call at a time.
     /// - Returns: the number of events replayed.
@@ -32,12 +34,32 @@ public struct Replayer: Sendable {
     public func replay(
         _ configuration: PostgresConfiguration, progress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
     ) throws -> Int64 {
+        let configuration = configuration.withStatementTimeout(nil)
         let coordinator = try Connection.connect(configuration)
         defer { coordinator.close() }
+        // Should this process die in a long statement (an index build, the wait for the append lock), the server
+        // session checks every second that it is still there and ends, instead of finishing the statement with the
+        // replay lock held.
+        try coordinator.execute("SET client_connection_check_interval = '1s'")
         guard try coordinator.query("SELECT pg_try_advisory_lock($1)", [Self.replayLockKey]).first?.decode(0, as: Bool.self) == true else {
             throw ReplayError.alreadyRunning
         }
         defer { _ = try? coordinator.query("SELECT pg_advisory_unlock($1)", [Self.replayLockKey]) }
+        // The replay lock is held by every replay running, so a rebuild found now is one whose replay was killed.
+        try RebuildSchema.drop(on: coordinator)
+        do {
+            return try replay(configuration, on: coordinator, progress: progress)
+        } catch {
+            // The original error matters, not a failure to clean up after it: the next replay drops what is left.
+            try? RebuildSchema.drop(on: coordinator)
+            throw error
+        }
+    }
+
+    /// Builds the rebuild schema and swaps it in; the caller holds the replay lock on `coordinator`.
+    private func replay(
+        _ configuration: PostgresConfiguration, on coordinator: Connection, progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) throws -> Int64 {
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
         let bindingEvents = try projectInParallel(through: start, configuration: configuration, progress: progress)
@@ -127,13 +149,17 @@ private struct RebuildSchema {
     /// filled (before the catch-up, whose bindings upsert needs the terminals' key).
     let indexDefinitions: [String]
 
-    static func create(on connection: Connection) throws -> RebuildSchema {
+    /// Drops the rebuild schema, if there is one.
+    static func drop(on connection: Connection) throws {
         try connection.execute("""
             SET client_min_messages = warning;
             DROP SCHEMA IF EXISTS \(name) CASCADE;
-            CREATE SCHEMA \(name);
             RESET client_min_messages;
             """)
+    }
+
+    static func create(on connection: Connection) throws -> RebuildSchema {
+        try connection.execute("CREATE SCHEMA \(name)")
         let tables = try connection.query(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'projections' ORDER BY tablename"
         ).map { try $0.decode(0, as: String.self) }

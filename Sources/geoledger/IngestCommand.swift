@@ -31,6 +31,13 @@ enum IngestCommand {
                                ingest with exit 1.
               --quiet          no progress line
 
+            Environment:
+              GEOLEDGER_STATEMENT_TIMEOUT   seconds to wait for the database's answer to a statement
+                                            (default 60, 0 for no limit)
+
+            An error (the database refuses a batch, or does not answer in time) stops the ingest with a message
+            that says how many items before it were committed.
+
             Exit status: 0 when every item was appended or was a duplicate, 1 otherwise.
 
             Example:

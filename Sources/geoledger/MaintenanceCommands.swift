@@ -16,6 +16,8 @@ enum MaintenanceCommands {
             whole log into fresh tables and swaps them in at the end, in one transaction: readers see the old
             tables until the new ones are complete. Appends go on while it runs; those that land meanwhile are
             included before the swap. The result does not depend on the order in which events arrived.
+            GEOLEDGER_STATEMENT_TIMEOUT does not apply: the indexes of a large log take minutes to build.
+            A replay that fails drops its fresh tables; those of a replay that was killed go at the next.
 
             Options:
               --quiet   no progress line

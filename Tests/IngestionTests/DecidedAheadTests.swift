@@ -130,14 +130,14 @@ struct DecidedAheadTests {
         #expect(try db.allProjections() == inline)
     }
 
-    @Test("a batch the database refuses stops the ingest with the database's error; the batches before it stay stored")
+    @Test("a batch the database refuses stops the ingest with the database's error and the totals committed before it")
     func refusedBatch() throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
         let other = try IngestionDatabase(sharing: db)
         defer { other.connection.close() }
         var storedBefore = 0
-        #expect(throws: PostgresError.self) {
+        let stopped = try #require(throws: IngestStopped.self) {
             _ = try Self.ingest(Self.lines(), into: db, decidingAhead: true) { batch in
                 guard batch == 1 else { return }
                 storedBefore = try other.count("SELECT count(*) FROM events")
@@ -146,6 +146,13 @@ struct DecidedAheadTests {
         }
         #expect(storedBefore > 0)
         #expect(try db.count("SELECT count(*) FROM events") == storedBefore)
+        // The first batch of 7, and nothing of the one refused.
+        #expect(stopped.committed.items == 7)
+        #expect(stopped.committed.appended == storedBefore)
+        let cause = try #require(stopped.cause as? PostgresError)
+        #expect(cause.isCheckViolation, "\(cause)")
+        #expect("\(stopped)".hasPrefix("ingest stopped: \(cause); 7 items before it were committed (appended \(storedBefore), "))
+        #expect("\(stopped)".hasSuffix("; re-running the same input is safe"))
     }
 
     /// Two decided batches wait unwritten while the next is decided, as in the streamed ingest; with a capacity of
@@ -192,10 +199,13 @@ struct DecidedAheadTests {
         defer { close(descriptor) }
         let decider = try db.database.connect()
         decider.close()
-        #expect(throws: PostgresError.self) {
+        let stopped = try #require(throws: IngestStopped.self) {
             _ = try StreamIngestor(service: db.service, batchSize: 7).run(
                 SubmissionReader(fileDescriptor: descriptor), on: db.connection, decidingOn: decider)
         }
+        #expect((stopped.cause as? PostgresError)?.kind == .connection)
+        #expect(stopped.committed == IngestTotals())
+        #expect("\(stopped)".contains("; nothing before it was committed; "))
         #expect(try db.count("SELECT count(*) FROM events") == 0)
     }
 }
