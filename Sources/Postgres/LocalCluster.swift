@@ -131,7 +131,8 @@ public struct LocalCluster: Sendable {
 
     /// Runs a server program, as the postgres user when we are root; returns its exit status and output.
     /// posix_spawn and waitpid on that one child: the server that `pg_ctl start` leaves running must neither
-    /// hold our output open nor be mistaken for the child we wait for.
+    /// hold our output open nor be mistaken for the child we wait for. Nor may it keep any other descriptor we
+    /// hold: a pipe that our parent let us inherit would then never reach its end.
     private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let argv = Self.isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-\(UUID().uuidString).out").path
@@ -142,6 +143,9 @@ public struct LocalCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid = pid_t()
@@ -154,6 +158,11 @@ public struct LocalCluster: Sendable {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0
         return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
+    }
+
+    /// The descriptors open in this process (the one that lists them is closed again by the time they are used).
+    private static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd")) ?? []).compactMap { Int32($0) }
     }
 
     private func tail(of file: URL) -> String {
