@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
-        .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
