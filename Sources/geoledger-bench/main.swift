@@ -16,7 +16,8 @@ let usage = """
                                the one next to this program)
       json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
                                JSONDecoder (no database)
-      bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT
+      bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT, each in
+                               the same transactions, in turn, three times; the median rate of each
       ingest [OPTIONS]         ingest of a generated workload against COPY of the same rows, then replay
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
 
@@ -36,6 +37,13 @@ let rest = Array(words.dropFirst())
 
 func report(_ results: [String: Double]) {
     for (name, value) in results.sorted(by: { $0.key < $1.key }) { emit("\(name)=\(value)") }
+}
+
+/// The middle value, or the mean of the two middle ones; `values` must not be empty.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /// Prints a line and flushes it even into a file or pipe: a full run takes minutes and its stages should show
