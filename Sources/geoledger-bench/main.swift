@@ -18,7 +18,9 @@ let usage = """
                                JSONDecoder (no database)
       bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT, each in
                                the same transactions, in turn, three times; the median rate of each
-      ingest [OPTIONS]         ingest of a generated workload against COPY of the same rows, then replay
+      ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a
+                               generated workload against COPY of the same rows, each pair on a fresh
+                               database, and each pair's ratio and their median; then replay
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
 
     Options of all, ingest and workload:
@@ -27,6 +29,11 @@ let usage = """
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
       --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
+    Option of all and ingest:
+      --pairs N        ingest-against-COPY pairs (default 3)
+
+    The RESULT line: RESULT ingest_vs_copy=R http_events_per_s=n/a copy_events_per_s=N fsync=...
+    synchronous_commit=... full_page_writes=..., where R and N are the medians of the pairs.
 
     Exit status: 0 ok, 1 failure, 64 usage.
     """
@@ -84,7 +91,7 @@ do {
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
     case "workload":
         // Writes the ingest suite's workload to a file, for `geoledger ingest` or a profiler.
-        let arguments = try parse(rest, options: IngestBench.Options.names, positionals: 1)
+        let arguments = try parse(rest, options: IngestBench.Options.workloadNames, positionals: 1)
         guard let path = arguments.positionals.first else { throw UsageError("say which file to write") }
         let counts = try IngestBench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
@@ -95,9 +102,10 @@ do {
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
         report(RegionBench.run(geoledgerPath: nil))
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
-        let ingest = Dictionary(uniqueKeysWithValues: try IngestBench.run(server: .fromEnvironment(), options: ingestOptions))
-        // There is no HTTP API yet, so there is no HTTP rate to measure.
-        emit("RESULT ingest_vs_copy=\(ingest["ingest_vs_copy"]!) http_events_per_s=n/a copy_events_per_s=\(ingest["copy_events_per_s"]!)")
+        let ingest = try IngestBench.run(server: .fromEnvironment(), options: ingestOptions)
+        // There is no HTTP API yet, so there is no HTTP rate to measure. Tools read the first three fields.
+        let durability = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        emit("RESULT ingest_vs_copy=\(ingest.ingestVsCopy) http_events_per_s=n/a copy_events_per_s=\(ingest.copyEventsPerSecond) \(durability)")
     default:
         fail("geoledger-bench: unknown command '\(command)'\nSee 'geoledger-bench --help'.", status: 64)
     }
