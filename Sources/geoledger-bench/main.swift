@@ -11,7 +11,7 @@ let usage = """
     PG* variables), in a table or a database of their own that they drop at the end.
 
     Commands:
-      all [OPTIONS]            region, bulk and ingest, then a RESULT line (the default)
+      all [OPTIONS]            region, json, bulk and ingest, then a RESULT line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
       json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
@@ -101,6 +101,7 @@ do {
     case "all":
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
         report(RegionBench.run(geoledgerPath: nil))
+        report(JSONBench.run())
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
         let ingest = try IngestBench.run(server: .fromEnvironment(), options: ingestOptions)
         // There is no HTTP API yet, so there is no HTTP rate to measure. Tools read the first three fields.
