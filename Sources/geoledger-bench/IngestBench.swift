@@ -7,16 +7,20 @@ import Postgres
 import Projections
 import Workload
 
-/// Ingest against COPY on a realistic workload, in a fresh database made for the run and dropped after it:
-/// 1. generate the workload to an NDJSON file;
-/// 2. ingest it as `geoledger ingest` does (validation, assessment, rules, projections, one transaction per batch);
+/// Ingest against COPY on a realistic workload:
+/// 1. generate the workload to an NDJSON file, once;
+/// 2. ingest it as `geoledger ingest` does (validation, assessment, rules, projections, one transaction per batch)
+///    into a fresh database made for the pair and dropped after it;
 /// 3. COPY the stored event rows into an empty copy of the events table (indexes, no triggers): the floor
 ///    PostgreSQL itself sets for writing these rows;
-/// 4. replay every projection from the log.
-/// Each timed stage starts on a settled database: vacuumed, analysed and checkpointed.
+/// 4. steps 2 and 3 again, `pairs` times in all, each ratio printed and their median taken: one pair on a shared
+///    2-core machine says little;
+/// 5. replay every projection from the last pair's log.
+/// Each timed stage starts on a settled database: vacuumed, analysed and checkpointed. The server's durability
+/// settings come first, as the server reports them: the figures mean little without them.
 ///
-/// Next to each rate it reports the CPU used by this process and by the database backend, so that a slow stage
-/// can be told apart as client-bound or server-bound.
+/// Next to each rate it reports the CPU used by this process and by the database backend, in all and per appended
+/// event, so that a slow stage can be told apart as client-bound or server-bound.
 enum IngestBench {
     struct Options {
         var events = 1_000_000
@@ -24,19 +28,25 @@ enum IngestBench {
         var duplicateRate = 0.01
         var invalidRate = 0.001
         var batchSize = StreamIngestor.defaultBatchSize
+        /// Ingest-against-COPY pairs, each on a database of its own.
+        var pairs = 3
         /// Items timed through `IngestService.prepare` alone (no database), to show its share of the ingest.
         var prepareSample = 100_000
 
-        /// The options that set these.
-        static let names: Set<String> = ["events", "seed", "duplicates", "invalid", "batch-size"]
+        /// The options that shape the workload.
+        static let workloadNames: Set<String> = ["events", "seed", "duplicates", "invalid", "batch-size"]
+        /// The options of a bench run: the workload's and `pairs`.
+        static let names = workloadNames.union(["pairs"])
 
-        /// `--events N`, `--seed S`, `--duplicates R`, `--invalid R`, `--batch-size N`; the defaults for the others.
+        /// `--events N`, `--seed S`, `--duplicates R`, `--invalid R`, `--batch-size N`, `--pairs N`; the defaults
+        /// for the others.
         init(_ arguments: Arguments) throws {
             if let text = arguments.value("events") { events = try Self.number(text, "--events") }
             if let text = arguments.value("seed") { seed = UInt64(try Self.number(text, "--seed")) }
             if let text = arguments.value("duplicates") { duplicateRate = try Self.rate(text, "--duplicates") }
             if let text = arguments.value("invalid") { invalidRate = try Self.rate(text, "--invalid") }
             if let text = arguments.value("batch-size") { batchSize = try Self.number(text, "--batch-size") }
+            if let text = arguments.value("pairs") { pairs = try Self.number(text, "--pairs") }
         }
 
         /// 50,000 merchants and 100,000 terminals per million events.
@@ -59,51 +69,47 @@ enum IngestBench {
         }
     }
 
+    /// What the RESULT line reports.
+    struct Summary {
+        /// The median of the pairs' ratios of ingest rate to COPY rate.
+        var ingestVsCopy: String
+        /// The median of the pairs' COPY rates.
+        var copyEventsPerSecond: String
+        /// Each of `durabilitySettings` with its value on the server.
+        var durability: [(String, String)]
+    }
+
+    /// The server settings that decide what a commit costs.
+    static let durabilitySettings = ["fsync", "synchronous_commit", "full_page_writes"]
+
     /// Every column the ingest writes.
     static let eventColumns = "position, event_id, stream, version, type, data, metadata, recorded_at, hash, log_hash"
 
-    static func run(server: PostgresConfiguration, options: Options) throws -> [(String, String)] {
-        var results: [(String, String)] = []
-        func record(_ name: String, _ value: String) {
-            results.append((name, value))
-            emit("\(name)=\(value)")
-        }
-
-        let database = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    static func run(server: PostgresConfiguration, options: Options) throws -> Summary {
         let admin = try Connection.connect(server)
-        try admin.execute("CREATE DATABASE \(database)")
-        defer {
-            _ = try? admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
-            admin.close()
-        }
-        let connection = try Connection.connect(server.withDatabase(database))
-        defer { connection.close() }
-        try Migrator(migrations: try Migration.bundled()).migrate(on: connection)
-        // Before each timed stage the database settles, as it does soon after any bulk load. Every table is vacuumed
-        // and analysed, so that no stage shares the machine with autovacuum's upkeep of an earlier stage's rows or
-        // pays for marking them visible. Then a checkpoint writes out every dirty page, so that no stage pays for
-        // writing what an earlier one left in the buffer cache (reading the log back for the COPY, for one, sets
-        // hint bits on every page it reads).
-        func settle(before stage: String) throws {
-            let (_, settling) = try timed {
-                try connection.execute("VACUUM (ANALYZE)")
-                try connection.execute("CHECKPOINT")
+        defer { admin.close() }
+        var durability: [(String, String)] = []
+        for setting in durabilitySettings {
+            guard let value = try admin.query("SHOW \(setting)").first?.decode(0, as: String.self) else {
+                throw BenchError("SHOW \(setting) answered no row")
             }
-            record("settle_before_\(stage)_s", seconds(settling.wall))
+            durability.append((setting, value))
+            emit("\(setting)=\(value)")
         }
 
-        // 1. The workload.
+        // 1. The workload, once for every pair.
         let spec = options.spec
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-bench-\(database).ndjson").path
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("geoledger-bench-\(UUID().uuidString.lowercased()).ndjson").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (counts, generation) = try timed { try spec.write(to: path) }
-        record("workload_events", "\(counts.valid)")
-        record("workload_duplicate_lines", "\(counts.duplicate)")
-        record("workload_invalid_lines", "\(counts.invalid)")
-        record("workload_merchants", "\(spec.merchants)")
-        record("workload_terminals", "\(spec.terminals)")
-        record("workload_bytes", "\(counts.bytes)")
-        record("generation_s", seconds(generation.wall))
+        emit("workload_events=\(counts.valid)")
+        emit("workload_duplicate_lines=\(counts.duplicate)")
+        emit("workload_invalid_lines=\(counts.invalid)")
+        emit("workload_merchants=\(spec.merchants)")
+        emit("workload_terminals=\(spec.terminals)")
+        emit("workload_bytes=\(counts.bytes)")
+        emit("generation_s=\(seconds(generation.wall))")
         // Write the file out before timing anything, so its writeback does not compete with the ingest.
         let written = open(path, O_RDONLY)
         if written >= 0 {
@@ -117,38 +123,94 @@ enum IngestBench {
         // Validation and assessment alone, on one thread, on the head of the file.
         let sample = min(options.prepareSample, counts.lines)
         let (_, prepareOnly) = try timed { try prepareOnlyPass(path: path, items: sample, batchSize: options.batchSize, service: service) }
-        record("prepare_only_items_per_s", rate(sample, prepareOnly.wall))
+        emit("prepare_only_items_per_s=\(rate(sample, prepareOnly.wall))")
 
-        // 2. Ingest, exactly as `geoledger ingest` does.
+        // 2-4. The pairs; 5. replay after the last.
+        var ratios: [Double] = []
+        var copyRates: [Double] = []
+        for pair in 1...options.pairs {
+            emit("pair=\(pair)")
+            try withDatabase(server, admin: admin) { connection, database in
+                let (ingestRate, copyRate) = try ingestAgainstCopy(
+                    path: path, connection: connection, database: database, options: options, service: service)
+                ratios.append(ingestRate / copyRate)
+                copyRates.append(copyRate)
+                emit("ingest_vs_copy=\(String(format: "%.3f", ingestRate / copyRate))")
+                if pair == options.pairs { try replay(connection: connection, database: database) }
+            }
+        }
+        let summary = Summary(
+            ingestVsCopy: String(format: "%.3f", median(ratios)),
+            copyEventsPerSecond: String(format: "%.0f", median(copyRates)),
+            durability: durability)
+        emit("ingest_vs_copy_each=\(ratios.map { String(format: "%.3f", $0) }.joined(separator: ","))")
+        emit("ingest_vs_copy_median=\(summary.ingestVsCopy)")
+        emit("copy_events_per_s_median=\(summary.copyEventsPerSecond)")
+        return summary
+    }
+
+    /// Runs `body` on a fresh, migrated database of its own, dropped afterwards.
+    private static func withDatabase<T>(
+        _ server: PostgresConfiguration, admin: Connection, _ body: (Connection, PostgresConfiguration) throws -> T
+    ) throws -> T {
+        let name = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try admin.execute("CREATE DATABASE \(name)")
+        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let database = server.withDatabase(String(name))
+        let connection = try Connection.connect(database)
+        defer { connection.close() }
+        try Migrator(migrations: try Migration.bundled()).migrate(on: connection)
+        return try body(connection, database)
+    }
+
+    /// Before each timed stage the database settles, as it does soon after any bulk load. Every table is vacuumed and
+    /// analysed, so that no stage shares the machine with autovacuum's upkeep of an earlier stage's rows or pays for
+    /// marking them visible. Then a checkpoint writes out every dirty page, so that no stage pays for writing what an
+    /// earlier one left in the buffer cache (reading the log back for the COPY, for one, sets hint bits on every page
+    /// it reads).
+    private static func settle(_ connection: Connection, before stage: String) throws {
+        let (_, settling) = try timed {
+            try connection.execute("VACUUM (ANALYZE)")
+            try connection.execute("CHECKPOINT")
+        }
+        emit("settle_before_\(stage)_s=\(seconds(settling.wall))")
+    }
+
+    /// Ingests the workload into an empty database, then COPYs the stored rows into an empty copy of the events
+    /// table, and answers the two rates in events per second.
+    private static func ingestAgainstCopy(
+        path: String, connection: Connection, database: PostgresConfiguration, options: Options, service: IngestService
+    ) throws -> (ingest: Double, copy: Double) {
+        // Ingest, exactly as `geoledger ingest` does.
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
         defer { close(descriptor) }
         let backend = connection.backendPID
-        let decider = try Connection.connect(server.withDatabase(database))
+        let decider = try Connection.connect(database)
         defer { decider.close() }
-        try settle(before: "ingest")
+        try settle(connection, before: "ingest")
         let (totals, ingest) = try timed(backends: [backend, decider.backendPID]) {
             try StreamIngestor(service: service, batchSize: options.batchSize).run(
                 SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
         }
-        record("ingest_items", "\(totals.items)")
-        record("ingest_appended", "\(totals.appended)")
-        record("ingest_duplicate", "\(totals.duplicate)")
-        record("ingest_conflict", "\(totals.conflict)")
-        record("ingest_invalid", "\(totals.invalid)")
-        record("ingest_s", seconds(ingest.wall))
-        record("ingest_client_cpu_s", seconds(ingest.clientCPU))
-        record("ingest_server_cpu_s", ingest.serverCPU.map(seconds) ?? "n/a")
-        let ingestRate = Double(totals.appended) / ingest.wall
-        record("ingest_events_per_s", rate(totals.appended, ingest.wall))
+        emit("ingest_items=\(totals.items)")
+        emit("ingest_appended=\(totals.appended)")
+        emit("ingest_duplicate=\(totals.duplicate)")
+        emit("ingest_conflict=\(totals.conflict)")
+        emit("ingest_invalid=\(totals.invalid)")
+        emit("ingest_s=\(seconds(ingest.wall))")
+        emit("ingest_client_cpu_s=\(seconds(ingest.clientCPU))")
+        emit("ingest_server_cpu_s=\(ingest.serverCPU.map(seconds) ?? "n/a")")
+        emit("ingest_client_us_per_event=\(microseconds(ingest.clientCPU, per: totals.appended))")
+        emit("ingest_server_us_per_event=\(ingest.serverCPU.map { microseconds($0, per: totals.appended) } ?? "n/a")")
+        emit("ingest_events_per_s=\(rate(totals.appended, ingest.wall))")
 
-        // 3. COPY of the same rows: read them first, time only the COPY. The rows are freed once copied, before the
-        // replay is timed.
+        // COPY of the same rows: read them first, time only the COPY. The rows are freed once copied.
         let (copied, copy) = try {
             let (rows, readBack) = try timed { try storedRows(on: connection) }
-            record("copy_read_back_s", seconds(readBack.wall))
+            emit("copy_read_back_s=\(seconds(readBack.wall))")
             try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
-            try settle(before: "copy")
+            try settle(connection, before: "copy")
             return try timed(backends: [backend]) {
                 try connection.copyFrom("COPY events_copy (\(eventColumns)) FROM STDIN") { writer in
                     for row in rows { try writer.row(row) }
@@ -158,24 +220,24 @@ enum IngestBench {
         guard copied == totals.appended else {
             throw BenchError("COPY stored \(copied) rows, the ingest appended \(totals.appended)")
         }
-        record("copy_rows", "\(copied)")
-        record("copy_s", seconds(copy.wall))
-        record("copy_client_cpu_s", seconds(copy.clientCPU))
-        record("copy_server_cpu_s", copy.serverCPU.map(seconds) ?? "n/a")
-        let copyRate = Double(copied) / copy.wall
-        record("copy_events_per_s", rate(copied, copy.wall))
+        emit("copy_rows=\(copied)")
+        emit("copy_s=\(seconds(copy.wall))")
+        emit("copy_client_cpu_s=\(seconds(copy.clientCPU))")
+        emit("copy_server_cpu_s=\(copy.serverCPU.map(seconds) ?? "n/a")")
+        emit("copy_server_us_per_event=\(copy.serverCPU.map { microseconds($0, per: copied) } ?? "n/a")")
+        emit("copy_events_per_s=\(rate(copied, copy.wall))")
         // The copy has served its purpose; left in place, it would be vacuumed before the replay for nothing.
         try connection.execute("DROP TABLE events_copy")
+        return (Double(totals.appended) / ingest.wall, Double(copied) / copy.wall)
+    }
 
-        // 4. Replay (on connections of its own: their backends' CPU is not broken out).
-        try settle(before: "replay")
-        let (replayed, replay) = try timed { try Replayer().replay(server.withDatabase(database)) }
-        record("replay_events", "\(replayed)")
-        record("replay_s", seconds(replay.wall))
-        record("replay_events_per_s", rate(Int(replayed), replay.wall))
-
-        record("ingest_vs_copy", String(format: "%.3f", ingestRate / copyRate))
-        return results
+    /// Replays every projection (on connections of its own: their backends' CPU is not broken out).
+    private static func replay(connection: Connection, database: PostgresConfiguration) throws {
+        try settle(connection, before: "replay")
+        let (replayed, replay) = try timed { try Replayer().replay(database) }
+        emit("replay_events=\(replayed)")
+        emit("replay_s=\(seconds(replay.wall))")
+        emit("replay_events_per_s=\(rate(Int(replayed), replay.wall))")
     }
 
     /// Reads and prepares `items` lines without a database, as the ingest's reading thread does.
@@ -252,6 +314,11 @@ enum IngestBench {
     }
 
     private static func seconds(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// CPU seconds per event, in microseconds.
+    private static func microseconds(_ cpu: Double, per events: Int) -> String {
+        events > 0 ? String(format: "%.1f", cpu / Double(events) * 1e6) : "n/a"
+    }
 
     private static func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(count) / seconds) }
 }

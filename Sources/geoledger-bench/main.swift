@@ -11,13 +11,16 @@ let usage = """
     PG* variables), in a table or a database of their own that they drop at the end.
 
     Commands:
-      all [OPTIONS]            region, bulk and ingest, then a RESULT line (the default)
+      all [OPTIONS]            region, json, bulk and ingest, then a RESULT line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
       json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
-                               JSONDecoder (no database)
-      bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT
-      ingest [OPTIONS]         ingest of a generated workload against COPY of the same rows, then replay
+                               JSONDecoder, in µs of CPU per line (no database)
+      bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT, each in
+                               the same transactions, in turn, three times; the median rate of each
+      ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a
+                               generated workload against COPY of the same rows, each pair on a fresh
+                               database, and each pair's ratio and their median; then replay
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
 
     Options of all, ingest and workload:
@@ -26,6 +29,11 @@ let usage = """
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
       --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
+    Option of all and ingest:
+      --pairs N        ingest-against-COPY pairs (default 3)
+
+    The RESULT line: RESULT ingest_vs_copy=R http_events_per_s=n/a copy_events_per_s=N fsync=...
+    synchronous_commit=... full_page_writes=..., where R and N are the medians of the pairs.
 
     Exit status: 0 ok, 1 failure, 64 usage.
     """
@@ -36,6 +44,13 @@ let rest = Array(words.dropFirst())
 
 func report(_ results: [String: Double]) {
     for (name, value) in results.sorted(by: { $0.key < $1.key }) { emit("\(name)=\(value)") }
+}
+
+/// The middle value, or the mean of the two middle ones; `values` must not be empty.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /// Prints a line and flushes it even into a file or pipe: a full run takes minutes and its stages should show
@@ -76,7 +91,7 @@ do {
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
     case "workload":
         // Writes the ingest suite's workload to a file, for `geoledger ingest` or a profiler.
-        let arguments = try parse(rest, options: IngestBench.Options.names, positionals: 1)
+        let arguments = try parse(rest, options: IngestBench.Options.workloadNames, positionals: 1)
         guard let path = arguments.positionals.first else { throw UsageError("say which file to write") }
         let counts = try IngestBench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
@@ -86,10 +101,12 @@ do {
     case "all":
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
         report(RegionBench.run(geoledgerPath: nil))
+        report(JSONBench.run())
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
-        let ingest = Dictionary(uniqueKeysWithValues: try IngestBench.run(server: .fromEnvironment(), options: ingestOptions))
-        // There is no HTTP API yet, so there is no HTTP rate to measure.
-        emit("RESULT ingest_vs_copy=\(ingest["ingest_vs_copy"]!) http_events_per_s=n/a copy_events_per_s=\(ingest["copy_events_per_s"]!)")
+        let ingest = try IngestBench.run(server: .fromEnvironment(), options: ingestOptions)
+        // There is no HTTP API yet, so there is no HTTP rate to measure. Tools read the first three fields.
+        let durability = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        emit("RESULT ingest_vs_copy=\(ingest.ingestVsCopy) http_events_per_s=n/a copy_events_per_s=\(ingest.copyEventsPerSecond) \(durability)")
     default:
         fail("geoledger-bench: unknown command '\(command)'\nSee 'geoledger-bench --help'.", status: 64)
     }

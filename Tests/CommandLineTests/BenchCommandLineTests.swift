@@ -28,7 +28,7 @@ struct BenchCommandLineTests {
     }
 
     @Test("--help, -h and COMMAND --help print the usage and exit 0 without doing anything", arguments: [
-        ["--help"], ["-h"], ["region", "--help"], ["bulk", "--help"], ["ingest", "--help"], ["all", "--help"],
+        ["--help"], ["-h"], ["region", "--help"], ["json", "--help"], ["bulk", "--help"], ["ingest", "--help"], ["all", "--help"],
         ["workload", "out.ndjson", "--events", "10", "--help"],
     ])
     func help(arguments: [String]) throws {
@@ -47,6 +47,8 @@ struct BenchCommandLineTests {
         (["workload", "out.ndjson", "--events"], "--events needs a value"),
         (["workload", "out.ndjson", "--events", "ten"], "--events must be a positive integer"),
         (["ingest", "out.ndjson"], "unexpected argument 'out.ndjson'"),
+        (["ingest", "--pairs", "0"], "--pairs must be a positive integer"),
+        (["workload", "out.ndjson", "--pairs", "2"], "unknown option --pairs"),
         (["frobnicate"], "unknown command 'frobnicate'"),
     ])
     func usageError(arguments: [String], message: String) throws {

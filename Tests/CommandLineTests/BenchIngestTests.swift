@@ -1,0 +1,46 @@
+import DatabaseTestSupport
+import Foundation
+import Testing
+
+/// `geoledger-bench ingest` says what its figures were taken with and how much they vary: the server's durability
+/// settings, every pair's ratio and their median.
+@Suite("geoledger-bench ingest: durability settings, pairs and their median")
+struct BenchIngestTests {
+    @Test("three pairs on a small workload: the settings the server reports, three ratios, their median, CPU per event")
+    func threePairs() throws {
+        // The bench makes a database of its own for each pair; this one is where it connects first.
+        let database = try TestDatabase.create(migrated: false)
+        defer { database.drop() }
+        let outcome = try GeoledgerProcess.run(
+            ["ingest", "--events", "300", "--pairs", "3"], environment: ["DATABASE_URL": database.url],
+            executable: GeoledgerProcess.benchBinary)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n").map { line -> (String, String) in
+            let parts = line.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), parts.count == 2 ? String(parts[1]) : "")
+        }
+        func values(_ name: String) -> [String] { lines.filter { $0.0 == name }.map(\.1) }
+
+        // Only what PostgreSQL can answer to SHOW, once each, before anything else.
+        #expect(lines.prefix(3).map(\.0) == ["fsync", "synchronous_commit", "full_page_writes"])
+        #expect(values("fsync").count == 1 && ["on", "off"].contains(values("fsync")[0]))
+        #expect(values("full_page_writes").count == 1 && ["on", "off"].contains(values("full_page_writes")[0]))
+        #expect(values("synchronous_commit").count == 1
+            && ["on", "off", "local", "remote_write", "remote_apply"].contains(values("synchronous_commit")[0]))
+
+        #expect(values("pair") == ["1", "2", "3"])
+        #expect(values("ingest_appended") == ["300", "300", "300"])
+        // The server's CPU is counted in clock ticks, which a few hundred events may not fill: zero is a figure too.
+        for name in ["ingest_client_us_per_event", "ingest_server_us_per_event", "copy_server_us_per_event"] {
+            #expect(values(name).count == 3, "\(name)")
+            #expect(values(name).allSatisfy { Double($0).map { $0 >= 0 } ?? false }, "\(name)=\(values(name))")
+        }
+        let ratios = values("ingest_vs_copy")
+        #expect(ratios.count == 3)
+        #expect(values("ingest_vs_copy_each") == [ratios.joined(separator: ",")])
+        let sorted = ratios.compactMap(Double.init).sorted()
+        #expect(sorted.count == 3)
+        #expect(values("ingest_vs_copy_median").compactMap(Double.init) == [sorted[1]])
+        #expect(values("replay_events") == ["300"])
+    }
+}
