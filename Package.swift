@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
+        // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON.
+        .target(name: "Output"),
 
         // Application.
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport"]),
