@@ -23,14 +23,14 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
-        // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON.
+        // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
         .target(name: "Output"),
 
         // Application.
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
         .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),

@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
 import Geo
+import Output
 
 #if canImport(Glibc)
 import Glibc
