@@ -30,7 +30,7 @@ let package = Package(
 
         // Application.
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
+        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo", "Output"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
