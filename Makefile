@@ -15,29 +15,31 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The private cluster under .data/ unless DATABASE_URL is set, migrated and verified. There is no server
-# process yet: the CLI is the way in (see README.md).
+# The private cluster under .data/ unless DATABASE_URL is set, migrated as the owner and verified as the
+# application. There is no server process yet: the CLI is the way in (see README.md).
 run: build
 	@if [ -z "$$DATABASE_URL" ]; then \
-		url=$$($(BIN) db start) || exit 1; export DATABASE_URL="$$url"; \
+		url=$$($(BIN) db start) && owner=$$($(BIN) db start --print owner) || exit 1; \
+		export DATABASE_URL="$$url" GEOLEDGER_OWNER_URL="$$owner"; \
 	fi; \
 	$(BIN) migrate && $(BIN) verify && \
 	echo "" && echo "DATABASE_URL=$$DATABASE_URL" && \
 	echo "Try: $(BIN) ingest FILE, $(BIN) show merchant ID, $(BIN) --help"
 
 # A throwaway cluster for the test run, stopped and removed even when tests fail. It lives in a fresh folder
-# under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in).
+# under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in). The tests
+# connect as its superuser: they create databases and roles.
 test: deps
 	$(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/geoledger-test.XXXXXX) || exit 1; \
 	trap '$(BIN) db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
-	url=$$($(BIN) db start --dir $$dir --port $(TEST_PORT) --throwaway) || exit 1; \
+	url=$$($(BIN) db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
 	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" $(SWIFT) test --skip-build
 
 bench: release
 	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \
 	trap '$(RELEASE)/geoledger db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
-	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway) || exit 1; \
+	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
 	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all
 
 db-start: build

@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
-        .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",

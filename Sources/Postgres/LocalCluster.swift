@@ -3,6 +3,10 @@ import Foundation
 /// A private PostgreSQL cluster in a folder of its own (initdb + pg_ctl), reachable only through a Unix
 /// socket inside that folder. When run as root, the server runs as the `postgres` user, as PostgreSQL requires.
 ///
+/// Besides the superuser it has two login roles (``Role``): the owner of the database and everything in it, and the
+/// application, which gets only what migrations grant it. Every role connects without a password, over the socket
+/// that only the folder's user can reach.
+///
 /// Layout: `<folder>/pgdata` (the cluster), `<folder>/socket` (the socket), `<folder>/server.log`.
 public struct LocalCluster: Sendable {
     public let folder: URL
@@ -19,12 +23,29 @@ public struct LocalCluster: Sendable {
     var socketDirectory: URL { folder.appendingPathComponent("socket") }
     var logFile: URL { folder.appendingPathComponent("server.log") }
 
-    /// The connection URL of the cluster's database.
-    public var url: String {
-        "postgresql:///\(database)?host=\(socketDirectory.path)&port=\(port)&user=postgres"
+    /// Who connects: the superuser (creates databases and roles), the owner (migrations, replay) or the
+    /// application (everything else).
+    public enum Role: String, Sendable, CaseIterable {
+        case app, owner, superuser
+
+        /// The role's name in the cluster.
+        public var name: String {
+            switch self {
+            case .app: "geoledger_app"
+            case .owner: "geoledger_owner"
+            case .superuser: "postgres"
+            }
+        }
     }
 
-    public var configuration: PostgresConfiguration { PostgresConfiguration(connectionString: url) }
+    /// The connection URL of the cluster's database for a role.
+    public func url(as role: Role = .app) -> String {
+        "postgresql:///\(database)?host=\(socketDirectory.path)&port=\(port)&user=\(role.name)"
+    }
+
+    public func configuration(as role: Role = .app) -> PostgresConfiguration {
+        PostgresConfiguration(connectionString: url(as: role))
+    }
 
     public enum State: Sendable, Equatable {
         case notInitialised, stopped, running
@@ -38,7 +59,7 @@ public struct LocalCluster: Sendable {
         return result.status == 0 ? .running : .stopped
     }
 
-    /// Initialises the cluster when needed, starts it, and creates the database when missing.
+    /// Initialises the cluster when needed, starts it, and creates the roles and the database when missing.
     /// - Parameter durable: false turns fsync off, for throwaway test clusters.
     public func start(durable: Bool = true) throws {
         if try state() == .notInitialised { try initialise(durable: durable) }
@@ -49,7 +70,7 @@ public struct LocalCluster: Sendable {
                 throw LocalClusterError.commandFailed("pg_ctl start", output: result.output + tail(of: logFile))
             }
         }
-        try createDatabaseIfMissing()
+        try createRolesAndDatabase()
     }
 
     public func stop() throws {
@@ -88,11 +109,52 @@ public struct LocalCluster: Sendable {
         try handle.close()
     }
 
-    private func createDatabaseIfMissing() throws {
-        let connection = try Connection.connect(configuration.withDatabase("postgres"))
-        let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]).count > 0
-        if !exists {
-            try connection.execute("CREATE DATABASE \(quotedIdentifier(database))")
+    /// The owner and application roles and the owner's database, each made when missing. A database made before
+    /// the cluster had these roles passes, with everything the superuser made in it, to the owner.
+    private func createRolesAndDatabase() throws {
+        let connection = try Connection.connect(configuration(as: .superuser).withDatabase("postgres"))
+        defer { connection.close() }
+        for role in [Role.owner, .app] {
+            if try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role.name]).count == 0 {
+                try connection.execute("CREATE ROLE \(quotedIdentifier(role.name)) LOGIN")
+            }
+        }
+        let owner = quotedIdentifier(Role.owner.name)
+        let databaseOwner = try connection.query(
+            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", [database]
+        ).first { _ in true }.map { try $0.decode(0, as: String.self) }
+        switch databaseOwner {
+        case nil:
+            try connection.execute("CREATE DATABASE \(quotedIdentifier(database)) OWNER \(owner)")
+        case Role.owner.name?:
+            break
+        default:
+            try connection.execute("ALTER DATABASE \(quotedIdentifier(database)) OWNER TO \(owner)")
+            try handOverObjects(to: owner)
+        }
+    }
+
+    /// Gives the owner the schemas, tables, views, sequences and functions the superuser made in the database.
+    private func handOverObjects(to owner: String) throws {
+        let connection = try Connection.connect(configuration(as: .superuser))
+        defer { connection.close() }
+        let statements = try connection.query(
+            """
+            SELECT 'ALTER SCHEMA ' || quote_ident(n.nspname) FROM pg_namespace n
+            WHERE n.nspowner = $1::regrole AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+            UNION ALL
+            SELECT 'ALTER TABLE ' || c.oid::regclass FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relowner = $1::regrole AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+              AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                                                          AND d.deptype IN ('a', 'i'))
+            UNION ALL
+            SELECT 'ALTER ROUTINE ' || p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE p.proowner = $1::regrole AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
+            """, [Role.superuser.name]
+        ).map { try $0.decode(0, as: String.self) }
+        for statement in statements {
+            try connection.execute("\(statement) OWNER TO \(owner)")
         }
     }
 
@@ -131,7 +193,8 @@ public struct LocalCluster: Sendable {
 
     /// Runs a server program, as the postgres user when we are root; returns its exit status and output.
     /// posix_spawn and waitpid on that one child: the server that `pg_ctl start` leaves running must neither
-    /// hold our output open nor be mistaken for the child we wait for.
+    /// hold our output open nor be mistaken for the child we wait for. Nor may it keep any other descriptor we
+    /// hold: a pipe that our parent let us inherit would then never reach its end.
     private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let argv = Self.isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-\(UUID().uuidString).out").path
@@ -142,6 +205,9 @@ public struct LocalCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid = pid_t()
@@ -154,6 +220,11 @@ public struct LocalCluster: Sendable {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0
         return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
+    }
+
+    /// The descriptors open in this process (the one that lists them is closed again by the time they are used).
+    private static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd")) ?? []).compactMap { Int32($0) }
     }
 
     private func tail(of file: URL) -> String {

@@ -81,6 +81,14 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         return ConnInfo.render(given.compactMap { option in option.value.map { (option.keyword, $0) } } + missing)
     }
 
+    /// The role it connects as: the user it names, else libpq's default (`PGUSER`, else the operating system's
+    /// user name). Nil when the string cannot be parsed.
+    public var user: String? {
+        guard let options = try? ConnInfo.parse(connectionString) else { return nil }
+        if let user = options.first(where: { $0.keyword == "user" })?.value, !user.isEmpty { return user }
+        return ConnInfo.defaults().first { $0.keyword == "user" }?.value
+    }
+
     /// The settings as `key=value` pairs with every secret replaced by `***`.
     public var description: String {
         guard let options = try? ConnInfo.parse(connectionString) else {

@@ -10,25 +10,31 @@ enum DatabaseCommands {
     static let start = Command(
         words: ["db", "start"], summary: "start the private PostgreSQL cluster under .data/ (creating it if needed)",
         help: """
-            Usage: geoledger db start [--dir DIR] [--port N] [--throwaway]
+            Usage: geoledger db start [--dir DIR] [--port N] [--throwaway] [--print app|owner|superuser]
 
             Initialises (initdb) and starts (pg_ctl) a private PostgreSQL cluster reachable only through a Unix
-            socket inside DIR, creates the database 'geoledger', and prints its DATABASE_URL on stdout.
-            As root, the server runs as the 'postgres' user.
+            socket inside DIR, and creates what is missing of: the role geoledger_owner, which owns the database
+            'geoledger' and runs 'migrate' and 'replay'; the role geoledger_app, which the other commands connect
+            as and which 'migrate' grants only INSERT and SELECT on the log and what the projections need; the
+            database. Prints the application's DATABASE_URL on stdout. Every role connects without a password,
+            over the socket only the folder's user can reach. As root, the server runs as the 'postgres' user.
 
             Options:
               --dir DIR      the cluster's folder (default: .data, or GEOLEDGER_DATA_DIR)
               --port N       the socket's port number (default: 5432; no TCP port is opened)
               --throwaway    fsync off: fast, for test clusters whose data may be lost
+              --print ROLE   print the URL of another role instead: owner, or superuser (postgres, which
+                             creates databases and roles; tests need it)
 
             Example:
               export DATABASE_URL=$(geoledger db start)
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["dir", "port"], flags: ["throwaway"])
+            let arguments = try Arguments(words, options: ["dir", "port", "print"], flags: ["throwaway"])
+            let role = try arguments.choice("print", from: LocalCluster.Role.allCases.map(\.rawValue), default: "app")
             let cluster = try cluster(arguments)
             try cluster.start(durable: !arguments.flag("throwaway"))
-            print(cluster.url)
+            print(cluster.url(as: LocalCluster.Role(rawValue: role)!))
             return ExitCode.ok
         })
 
@@ -45,18 +51,22 @@ enum DatabaseCommands {
         })
 
     static let status = Command(
-        words: ["db", "status"], summary: "say whether the private cluster is running, and its URL",
+        words: ["db", "status"], summary: "say whether the private cluster is running, and its URLs",
         help: """
             Usage: geoledger db status [--dir DIR] [--port N]
 
-            Prints 'running', 'stopped' or 'not initialised', and the URL when running.
+            Prints 'running', 'stopped' or 'not initialised'; when running, the URL of each role on a line of its
+            own: app (DATABASE_URL), owner (GEOLEDGER_OWNER_URL, for 'migrate' and 'replay'), superuser.
             Exit status 0 when running, 1 otherwise.
             """,
         run: { words in
             let cluster = try cluster(try Arguments(words, options: ["dir", "port"]))
             switch try cluster.state() {
             case .running:
-                print("running \(cluster.url)")
+                print("running (\(cluster.folder.path))")
+                for role in LocalCluster.Role.allCases {
+                    print(role.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + cluster.url(as: role))
+                }
                 return ExitCode.ok
             case .stopped:
                 print("stopped (\(cluster.folder.path))")
@@ -67,29 +77,49 @@ enum DatabaseCommands {
         })
 
     static let migrate = Command(
-        words: ["migrate"], summary: "apply pending database migrations (--status lists them)",
+        words: ["migrate"], summary: "apply pending database migrations as the owner, and grant the application",
         help: """
-            Usage: geoledger migrate [--status]
+            Usage: geoledger migrate [--status] [--owner-url URL] [--app-role ROLE]
 
             Applies the pending migrations in order, each in its own transaction, under an advisory lock (two
             concurrent runs are safe). Refuses to run, naming the file, when an applied migration has changed.
+            Then grants the application role what it needs and nothing more: SELECT and INSERT on the log and
+            the projections, UPDATE on the terminal bindings; any other privilege it had on them is revoked.
+
+            It connects as the owner of the tables: --owner-url, else GEOLEDGER_OWNER_URL, else the private
+            cluster's owner when DATABASE_URL is not set and the cluster exists, else DATABASE_URL. In that last
+            case the application connects as the tables' owner, which may switch the log's triggers off: that is
+            not least privilege.
 
             Options:
-              --status   list applied and pending migrations instead; changes nothing
+              --status          list applied and pending migrations instead; changes nothing
+              --owner-url URL   the owner's connection URL (default: GEOLEDGER_OWNER_URL, as above)
+              --app-role ROLE   the role to grant to (default: GEOLEDGER_APP_ROLE, else the user of
+                                DATABASE_URL); nothing is granted when it is the owner
+
+            Example (a server you run yourself, the roles made beforehand):
+              geoledger migrate --owner-url postgresql://geoledger_owner@db.example/geoledger --app-role geoledger_app
             """,
         run: { words in
-            let arguments = try Arguments(words, flags: ["status"])
-            let connection = try Settings.fromEnvironment().connect()
+            let arguments = try Arguments(words, options: ["owner-url", "app-role"], flags: ["status"])
+            if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            let settings = Settings.fromEnvironment(ownerURL: arguments.value("owner-url"), applicationRole: arguments.value("app-role"))
+            let connection = try settings.connectAsOwner()
             let migrator = Migrator(migrations: try Migration.bundled())
             if arguments.flag("status") {
-                for migration in try migrator.status(on: connection) {
+                for migration in try settings.asOwner({ try migrator.status(on: connection) }) {
                     let state = migration.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
                     print("\(migration.name)  \(state)")
                 }
                 return ExitCode.ok
             }
-            let applied = try migrator.migrate(on: connection)
+            let applied = try settings.asOwner { try migrator.migrate(on: connection) }
             print(applied.isEmpty ? "up to date" : applied.map { "applied \($0)" }.joined(separator: "\n"))
+            let owner = try connection.query("SELECT current_user").first { _ in true }?.decode(0, as: String.self)
+            if let role = settings.applicationRole, role != owner {
+                try ApplicationPrivileges.grant(to: role, on: connection)
+                print("granted \(role) the application's privileges")
+            }
             return ExitCode.ok
         })
 

@@ -11,26 +11,35 @@ enum MaintenanceCommands {
     static let replay = Command(
         words: ["replay"], summary: "rebuild every projection from the event log",
         help: """
-            Usage: geoledger replay [--quiet]
+            Usage: geoledger replay [--quiet] [--owner-url URL]
 
             Rebuilds the projections (fix history, address positions, terminals, visits, failures) from the
             whole log into fresh tables and swaps them in at the end, in one transaction: readers see the old
             tables until the new ones are complete. Appends go on while it runs; those that land meanwhile are
-            included before the swap. The result does not depend on the order in which events arrived.
-            GEOLEDGER_STATEMENT_TIMEOUT does not apply: the indexes of a large log take minutes to build.
+            included before the swap. The result does not depend on the order in which events arrived. The new
+            tables get the privileges the old ones had.
+            GEOLEDGER_STATEMENT_TIMEOUT does not apply (nor to 'migrate'): the indexes of a large log take
+            minutes to build.
             A replay that fails drops its fresh tables; those of a replay that was killed go at the next.
 
+            It creates and swaps schemas, so it connects as the owner of the tables, as 'migrate' does:
+            --owner-url, else GEOLEDGER_OWNER_URL, else the private cluster's owner when DATABASE_URL is not set
+            and the cluster exists, else DATABASE_URL.
+
             Options:
-              --quiet   no progress line
+              --quiet           no progress line
+              --owner-url URL   the owner's connection URL
             """,
         run: { words in
-            let arguments = try Arguments(words, flags: ["quiet"])
+            let arguments = try Arguments(words, options: ["owner-url"], flags: ["quiet"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let settings = Settings.fromEnvironment()
-            _ = try settings.connect()  // a clear message when the database is unreachable
+            let settings = Settings.fromEnvironment(ownerURL: arguments.value("owner-url"))
+            _ = try settings.connectAsOwner()  // a clear message when the database is unreachable
             let progress = ProgressLine(totalBytes: nil, enabled: !arguments.flag("quiet") && isatty(STDERR_FILENO) == 1)
-            let count = try Replayer().replay(settings.database) { done, total in
-                progress.update(count: Int(done), bytes: Int(done), totalBytes: Int(total))
+            let count = try settings.asOwner {
+                try Replayer().replay(settings.owner) { done, total in
+                    progress.update(count: Int(done), bytes: Int(done), totalBytes: Int(total))
+                }
             }
             progress.finish()
             print("replayed \(count) events in \(progress.elapsedText)")

@@ -5,39 +5,78 @@ import Postgres
 struct Settings {
     /// The private cluster's folder, `.data/` in the working directory unless GEOLEDGER_DATA_DIR says otherwise.
     let localCluster: LocalCluster
+    /// What the application connects as: `ingest`, `show`, `verify`.
     let database: PostgresConfiguration
+    /// What `migrate` and `replay` connect as: the owner of the tables. `--owner-url` or GEOLEDGER_OWNER_URL; else
+    /// the private cluster's owner when the private cluster is in use; else `database`.
+    let owner: PostgresConfiguration
+    /// The role `migrate` grants the application's privileges to: `--app-role` or GEOLEDGER_APP_ROLE, else the user
+    /// of `database`.
+    let applicationRole: String?
     /// Why GEOLEDGER_STATEMENT_TIMEOUT cannot be used, thrown by ``connect()``.
     let invalidSetting: String?
 
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Settings {
+    /// - Parameters:
+    ///   - ownerURL: the command's `--owner-url`, which goes before GEOLEDGER_OWNER_URL.
+    ///   - applicationRole: the command's `--app-role`, which goes before GEOLEDGER_APP_ROLE.
+    static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, ownerURL: String? = nil,
+        applicationRole: String? = nil
+    ) -> Settings {
         let folder = environment["GEOLEDGER_DATA_DIR"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".data")
         let cluster = LocalCluster(folder: folder)
         let usesLibpqVariables = environment.keys.contains { ["PGHOST", "PGDATABASE", "PGPORT", "PGUSER", "PGSERVICE"].contains($0) }
-        let database: PostgresConfiguration
-        if environment["DATABASE_URL"] != nil || usesLibpqVariables {
-            database = .fromEnvironment(environment)
-        } else if FileManager.default.fileExists(atPath: folder.appendingPathComponent("pgdata").path) {
-            database = cluster.configuration
+        let usesCluster = environment["DATABASE_URL"] == nil && !usesLibpqVariables
+            && FileManager.default.fileExists(atPath: folder.appendingPathComponent("pgdata").path)
+        let database = usesCluster ? cluster.configuration(as: .app) : .fromEnvironment(environment)
+        let owner: PostgresConfiguration
+        if let url = ownerURL ?? environment["GEOLEDGER_OWNER_URL"], !url.isEmpty {
+            owner = PostgresConfiguration(connectionString: url)
         } else {
-            database = .fromEnvironment(environment)
+            owner = usesCluster ? cluster.configuration(as: .owner) : database
         }
-        // Seconds a statement may take, and the client wait for the server's answer; 0: no limit.
+        let role = applicationRole ?? environment["GEOLEDGER_APP_ROLE"].flatMap { $0.isEmpty ? nil : $0 } ?? database.user
+        // Seconds a statement of the application may take, and the client wait for the server's answer; 0: no
+        // limit. The owner's work (migrations, replay) builds indexes on the whole log and has none.
         let timeoutText = environment["GEOLEDGER_STATEMENT_TIMEOUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "60"
         let timeout = Int(timeoutText).flatMap { (0...2_000_000).contains($0) ? Double($0) : nil }
         return Settings(
             localCluster: cluster,
             database: database.withStatementTimeout(timeout, setBy: "GEOLEDGER_STATEMENT_TIMEOUT (seconds, 0 for no limit)"),
-            invalidSetting: timeout == nil ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'" : nil)
+            owner: owner, applicationRole: role,
+            invalidSetting: timeout == nil
+                ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'" : nil)
     }
 
-    /// A connection to the configured database, with a hint on failure.
+    /// A connection to the configured database, as the application, with a hint on failure.
     func connect() throws -> Connection {
         if let invalidSetting { throw CommandError(invalidSetting) }
+        return try Self.connect(database, hint: "Set DATABASE_URL (or libpq's PG* variables), or start the private cluster with 'geoledger db start'.")
+    }
+
+    /// A connection as the owner, with a hint on failure.
+    func connectAsOwner() throws -> Connection {
+        try Self.connect(owner, hint: """
+            Set the owner's URL with --owner-url or GEOLEDGER_OWNER_URL; without either, the private cluster's owner \
+            when DATABASE_URL is not set, else DATABASE_URL.
+            """)
+    }
+
+    /// Runs `body`, which works as the owner; a refused privilege then says whose URL to give.
+    func asOwner<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try Connection.connect(database)
+            return try body()
+        } catch let error as PostgresError where error.sqlState == "42501" {
+            throw NotTheOwner(role: owner.user ?? "the role connected", underlying: error)
+        }
+    }
+
+    private static func connect(_ configuration: PostgresConfiguration, hint: String) throws -> Connection {
+        do {
+            return try Connection.connect(configuration)
         } catch let error as PostgresError {
-            throw ConnectionFailed(configuration: database, underlying: error)
+            throw ConnectionFailed(configuration: configuration, underlying: error, hint: hint)
         }
     }
 }
@@ -45,11 +84,18 @@ struct Settings {
 struct ConnectionFailed: Error, CustomStringConvertible {
     let configuration: PostgresConfiguration
     let underlying: PostgresError
+    let hint: String
 
     var description: String {
-        """
-        cannot connect to \(configuration): \(underlying.message)
-        Set DATABASE_URL (or libpq's PG* variables), or start the private cluster with 'geoledger db start'.
-        """
+        "cannot connect to \(configuration): \(underlying.message)\n\(hint)"
+    }
+}
+
+struct NotTheOwner: Error, CustomStringConvertible {
+    let role: String
+    let underlying: PostgresError
+
+    var description: String {
+        "\(underlying)\n\(role) does not own the tables: give the owner's URL with --owner-url or GEOLEDGER_OWNER_URL."
     }
 }

@@ -4,42 +4,97 @@ import Postgres
 
 /// A fresh, migrated database on the server named by DATABASE_URL (which `make test` starts), dropped by
 /// ``drop()``. Integration tests fail with a clear message, never skip, when DATABASE_URL is missing.
+///
+/// DATABASE_URL names a superuser, who creates the database and, for ``createWithRoles(migrated:)``, its roles.
 public struct TestDatabase: Sendable {
     public let name: String
     public let configuration: PostgresConfiguration
     private let server: PostgresConfiguration
+    /// The owner and application roles of a database from ``createWithRoles(migrated:)``, dropped with it.
+    public let roles: Roles?
+
+    public struct Roles: Sendable {
+        public let owner: String
+        public let application: String
+    }
 
     public static func create(migrated: Bool = true) throws -> TestDatabase {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            throw MissingDatabase()
-        }
-        let server = PostgresConfiguration(connectionString: url)
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let server = try serverConfiguration()
+        let name = uniqueName("test")
         try Connection.connect(server).execute("CREATE DATABASE \(name)")
-        let database = TestDatabase(name: name, configuration: server.withDatabase(name), server: server)
+        let database = TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: nil)
         if migrated {
             try Migrator(migrations: try Migration.bundled()).migrate(on: try database.connect())
         }
         return database
     }
 
-    /// A connection URL naming this database, for the command-line tool.
-    public var url: String {
+    /// A fresh database as a server run with least privilege has it: two new login roles, an owner that owns the
+    /// database and an application role with no privileges of its own. When `migrated`, the owner has run the
+    /// migrations and granted the application its privileges. The roles connect as the server's authentication
+    /// allows them (the test cluster trusts its socket).
+    public static func createWithRoles(migrated: Bool = true) throws -> TestDatabase {
+        let server = try serverConfiguration()
+        let name = uniqueName("test")
+        let roles = Roles(owner: uniqueName("test_owner"), application: uniqueName("test_app"))
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
+        try admin.execute("CREATE ROLE \(roles.owner) LOGIN; CREATE ROLE \(roles.application) LOGIN")
+        try admin.execute("CREATE DATABASE \(name) OWNER \(roles.owner)")
+        let database = TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: roles)
+        if migrated {
+            let owner = try database.connect(as: roles.owner)
+            defer { owner.close() }
+            try Migrator(migrations: try Migration.bundled()).migrate(on: owner)
+            try ApplicationPrivileges.grant(to: roles.application, on: owner)
+        }
+        return database
+    }
+
+    private static func serverConfiguration() throws -> PostgresConfiguration {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw MissingDatabase()
+        }
+        return PostgresConfiguration(connectionString: url)
+    }
+
+    private static func uniqueName(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// A connection URL naming this database, for the command-line tool; as `role` when given, else as DATABASE_URL's
+    /// user.
+    public func url(as role: String?) -> String {
         let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
         if var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true {
             components.path = "/" + name
+            if let role {
+                // A `user` query parameter wins over the user before the host.
+                components.queryItems = (components.queryItems ?? []).filter { $0.name != "user" } + [URLQueryItem(name: "user", value: role)]
+            }
             return components.string ?? server
         }
-        return server + " dbname=" + name
+        return server + " dbname=" + name + (role.map { " user=" + $0 } ?? "")
     }
+
+    public var url: String { url(as: nil) }
 
     public func connect() throws -> Connection {
         try Connection.connect(configuration)
     }
 
-    /// Drops the database, ending its other sessions first.
+    public func connect(as role: String) throws -> Connection {
+        try Connection.connect(PostgresConfiguration(connectionString: url(as: role)))
+    }
+
+    /// Drops the database, ending its other sessions first, then its roles.
     public func drop() {
-        _ = try? Connection.connect(server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        guard let admin = try? Connection.connect(server) else { return }
+        defer { admin.close() }
+        _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        if let roles {
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(roles.application); DROP ROLE IF EXISTS \(roles.owner)")
+        }
     }
 }
 

@@ -54,6 +54,15 @@ import Testing
         #expect(!fromPG.description.contains(Self.secret))
     }
 
+    @Test("user: the role a URL or conninfo names, wherever it names it", arguments: [
+        ("postgresql://alice:\(secret)@db.example/ledger", "alice"),
+        ("postgresql:///ledger?host=/tmp/socket&user=geoledger_app", "geoledger_app"),
+        ("host=db.example user=bob dbname=ledger", "bob"),
+    ])
+    func user(connectionString: String, user: String) {
+        #expect(PostgresConfiguration(connectionString: connectionString).user == user)
+    }
+
     @Test func withDatabaseConnectsToTheOtherDatabase() throws {
         let configuration = try TestDatabase.configuration()
         let name = TestDatabase.uniqueName("geoledger_pgtest")
