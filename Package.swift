@@ -23,12 +23,16 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
+        // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
+        .target(name: "Output"),
+        // CSV points read from standard input, in bounded memory.
+        .target(name: "CSVInput"),
 
         // Application.
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
+        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo", "Output"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
@@ -38,6 +42,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Output
 
 /// One command of the CLI, possibly with sub-words (`db start`, `show merchant`).
 struct Command: Sendable {
@@ -24,7 +25,22 @@ func printError(_ message: String) {
     writeStandardError(message + "\n")
 }
 
-/// Writes to standard error. Should that fail there is no one left to tell, and the exit status still says it.
-func writeStandardError(_ text: String) {
-    try? writeAll(Array(text.utf8), to: STDERR_FILENO, target: "standard error")
+/// Flushes what `print` left in standard output's buffer. A write that failed, now or at an earlier flush, turns
+/// `status` into a failure: 141 without a message when the reader went away, else 1 with the reason on stderr.
+func flushStandardOutput(status: Int32) -> Int32 {
+    do {
+        try flushPrintedOutput()
+        return status
+    } catch let failure as WriteFailed where failure.isBrokenPipe {
+        return ExitCode.brokenPipe
+    } catch {
+        printError("geoledger: \(error)")
+        return ExitCode.failure
+    }
+}
+
+/// A failure with a message for the user (exit 1).
+struct CommandError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
 }

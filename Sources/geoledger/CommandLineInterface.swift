@@ -1,5 +1,6 @@
 import CommandLineArguments
 import Foundation
+import Output
 
 /// Picks the command named by the leading words and runs it; turns errors into messages and exit codes.
 struct CommandLineInterface {

@@ -2,7 +2,7 @@ import CommandLineArguments
 import Foundation
 import Geo
 import Ingestion
-import LocationEvents
+import Output
 
 /// `ingest FILE|-`: NDJSON or a JSON array of submissions, through the same path as HTTP.
 enum IngestCommand {
@@ -63,7 +63,7 @@ enum IngestCommand {
         }
         let size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
 
-        if let rejectsPath, RejectsFile.isSameFile(rejectsPath, as: info) {
+        if let rejectsPath, OutputFile.isSameFile(rejectsPath, as: info) {
             throw UsageError("--rejects names the input file: the rejects would overwrite what is being read")
         }
         let settings = Settings.fromEnvironment()
@@ -76,11 +76,11 @@ enum IngestCommand {
         }
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
         // Created or truncated only now that the database answered.
-        let rejects = try rejectsPath.map { try RejectsFile(path: $0) }
+        let rejects = try rejectsPath.map { try OutputFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
             SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider,
-            rejected: { raw, result in try rejects?.write(raw, result) },
+            rejected: { raw, result in try rejects?.appendLine(result.rejectLine(for: raw)) },
             progress: { totals, bytes in
                 // Reject lines of committed batches reach the file even when a later batch fails.
                 try rejects?.flush()
@@ -101,69 +101,4 @@ enum IngestCommand {
         }
         return totals.allStored ? ExitCode.ok : ExitCode.failure
     }
-}
-
-/// The `--rejects` file, or standard output for `-`: one NDJSON line per item not stored. Written in place (open,
-/// write, close), never replaced: a symlink's target receives the lines, a device stays a device.
-private final class RejectsFile {
-    private let path: String
-    private let descriptor: Int32
-    private var output: BufferedOutput
-    /// Whether the descriptor is this file's to close: not standard output's, and not closed yet.
-    private var ownsDescriptor: Bool
-
-    init(path: String) throws {
-        self.path = path
-        if path == "-" {
-            descriptor = STDOUT_FILENO
-            output = BufferedOutput()
-            ownsDescriptor = false
-        } else {
-            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw CommandError("cannot open \(path): \(String(cString: strerror(errno)))") }
-            output = BufferedOutput(descriptor: descriptor, target: path)
-            ownsDescriptor = true
-        }
-    }
-
-    /// Whether `path` (`-`: standard output) is the regular file `input`, by whatever name: the same device and
-    /// inode.
-    static func isSameFile(_ path: String, as input: stat) -> Bool {
-        var target = stat()
-        let found = path == "-" ? fstat(STDOUT_FILENO, &target) == 0 : stat(path, &target) == 0
-        return found && (input.st_mode & S_IFMT) == S_IFREG && target.st_dev == input.st_dev && target.st_ino == input.st_ino
-    }
-
-    func write(_ raw: SubmissionReader.RawItem, _ result: IngestItemResult) throws {
-        guard case .object(var members) = result.json else { return }
-        members["line"] = .number(Double(raw.line))
-        switch raw.parsed {
-        case .json(let item): members["item"] = item
-        case .malformed: members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
-        }
-        try output.append(JSONValue.object(members).canonicalData())
-        output.append(0x0A)
-    }
-
-    func flush() throws {
-        try output.flush()
-    }
-
-    /// Writes what is left and closes the file: a failure to store the lines shows at the latest here.
-    func finish() throws {
-        try output.flush()
-        guard ownsDescriptor else { return }
-        ownsDescriptor = false
-        guard close(descriptor) == 0 else { throw WriteFailed(target: path, code: errno) }
-    }
-
-    deinit {
-        if ownsDescriptor { close(descriptor) }
-    }
-}
-
-/// A failure with a message for the user (exit 1).
-struct CommandError: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
 }

@@ -1,6 +1,7 @@
 import CommandLineArguments
 import EventStore
 import Foundation
+import Output
 import Projections
 
 /// `verify` and `replay`: whole-log operations.

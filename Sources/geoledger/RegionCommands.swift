@@ -1,12 +1,8 @@
 import CommandLineArguments
+import CSVInput
 import Foundation
 import Geo
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Output
 
 /// `geoledger region classify` and `geoledger datum convert`: CSV in on stdin, CSV out on stdout.
 enum RegionCommands {
@@ -17,6 +13,7 @@ enum RegionCommands {
         skipped) and writes CSV "lat,lon,region,near_boundary" on standard output. region is one
         of mainland, hong_kong, macau, taiwan, outside. A bad line is reported on standard error
         with its line number; the others are still processed and the exit status is then 1.
+        A line longer than 4096 bytes stops the command with exit 1: the input is not CSV points.
 
         Options:
           --datum D                 datum of the input points (default wgs84)
@@ -31,8 +28,10 @@ enum RegionCommands {
         Usage: geoledger datum convert --from wgs84|gcj02|bd09 --to wgs84|gcj02|bd09
 
         Reads CSV lines "lat,lon" on standard input and writes them converted, as "lat,lon" with
-        8 decimals. A header line is echoed; blank lines are skipped. The GCJ-02 offset applies
-        only in mainland China, Hong Kong and Macau; elsewhere WGS-84 and GCJ-02 coincide.
+        8 decimals. A header line is echoed; blank lines are skipped. Bad lines are reported as
+        for region classify, and a line longer than 4096 bytes stops the command with exit 1.
+        The GCJ-02 offset applies only in mainland China, Hong Kong and Macau; elsewhere WGS-84
+        and GCJ-02 coincide.
 
         Example:
           printf 'lat,lon\\n39.915,116.404\\n' | geoledger datum convert --from wgs84 --to gcj02
@@ -69,17 +68,14 @@ enum RegionCommands {
         let converter = DatumConverter(classifier: classifier)
 
         var output = BufferedOutput()
-        try output.append("lat,lon,region,near_boundary\n")
-        let failed = try forEachPoint(command: "region classify") { lat, lon, point in
-            let answer = classifier.classify(converter.toWGS84(point, from: datum))
-            try output.append(lat)
-            output.append(UInt8(ascii: ","))
-            try output.append(lon)
-            output.append(UInt8(ascii: ","))
-            try output.append(answer.region.rawValue)
-            try output.append(answer.nearBoundary ? ",true\n" : ",false\n")
-        } header: { _ in }
-        try output.flush()
+        try output.append(CSV.line(["lat", "lon", "region", "near_boundary"]))
+        let failed = try forEachPoint(command: "region classify", into: &output) { point, output in
+            let answer = classifier.classify(converter.toWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude), from: datum))
+            try output.append(CSV.line([
+                String(decoding: point.latitudeText, as: UTF8.self), String(decoding: point.longitudeText, as: UTF8.self),
+                answer.region.rawValue, answer.nearBoundary ? "true" : "false",
+            ]))
+        } header: { _, _ in }
         return failed ? 1 : 0
     }
 
@@ -99,17 +95,13 @@ enum RegionCommands {
         let converter = DatumConverter(classifier: classifier)
 
         var output = BufferedOutput()
-        let failed = try forEachPoint(command: "datum convert") { _, _, point in
-            let converted = converter.convert(point, from: from, to: to)
-            try output.append(formatDegrees(converted.latitude))
-            output.append(UInt8(ascii: ","))
-            try output.append(formatDegrees(converted.longitude))
-            output.append(UInt8(ascii: "\n"))
-        } header: { line in
+        let failed = try forEachPoint(command: "datum convert", into: &output) { point, output in
+            let converted = converter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: from, to: to)
+            try output.append(CSV.line([FixedPoint.text(converted.latitude, places: 8), FixedPoint.text(converted.longitude, places: 8)]))
+        } header: { line, output in
             try output.append(line)
             output.append(UInt8(ascii: "\n"))
         }
-        try output.flush()
         return failed ? 1 : 0
     }
 
@@ -121,79 +113,29 @@ enum RegionCommands {
         return datum
     }
 
-    // MARK: - Input
-
-    /// Reads CSV `lat,lon` lines from standard input and calls `body` with the two fields as
-    /// written and the parsed point. Returns whether any line was bad (each is reported); stops at the first error
-    /// `body` or `header` throws.
-    private static func forEachPoint(command: String,
-                                     _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>, Coordinate) throws -> Void,
-                                     header: (ArraySlice<UInt8>) throws -> Void) throws -> Bool {
-        var reader = LineReader()
-        var lineNumber = 0
-        var sawContent = false
+    /// Reads CSV `lat,lon` lines from standard input, calls `body` with each point and `header` with a header line,
+    /// and reports each bad line on standard error. Flushes `output` at the end, and before an error that stops it.
+    /// - Returns: whether any line was bad.
+    private static func forEachPoint(command: String, into output: inout BufferedOutput,
+                                     _ body: (PointReader.Point, inout BufferedOutput) throws -> Void,
+                                     header: (ArraySlice<UInt8>, inout BufferedOutput) throws -> Void) throws -> Bool {
+        var reader = PointReader()
         var failed = false
-        while let raw = reader.nextLine() {
-            lineNumber += 1
-            let line = trim(raw)
-            if line.isEmpty { continue }
-            let isFirst = !sawContent
-            sawContent = true
-            guard let comma = line.firstIndex(of: UInt8(ascii: ",")) else {
-                failed = true
-                writeStandardError("geoledger \(command): line \(lineNumber): expected \"lat,lon\"\n")
-                continue
+        do {
+            while let item = try reader.next() {
+                switch item {
+                case .header(let line): try header(line, &output)
+                case .point(let point): try body(point, &output)
+                case .bad(let message):
+                    failed = true
+                    writeStandardError("geoledger \(command): \(message)\n")
+                }
             }
-            let latField = trim(line[line.startIndex..<comma])
-            let lonField = trim(line[(comma + 1)...])
-            let lat = parseDouble(latField)
-            let lon = parseDouble(lonField)
-            if isFirst, lat == nil, lon == nil, let first = latField.first,
-               (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) {
-                try header(line)
-                continue
-            }
-            guard let lat, let lon, (-90...90).contains(lat), (-180...180).contains(lon) else {
-                failed = true
-                writeStandardError("geoledger \(command): line \(lineNumber): expected \"lat,lon\" in degrees, "
-                    + "latitude within -90..90 and longitude within -180..180\n")
-                continue
-            }
-            try body(latField, lonField, Coordinate(latitude: lat, longitude: lon))
+        } catch let error as InputError {
+            try output.flush()
+            throw error
         }
+        try output.flush()
         return failed
-    }
-
-    private static func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var start = bytes.startIndex, end = bytes.endIndex
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
-        return bytes[start..<end]
-    }
-
-    private static func parseDouble(_ field: ArraySlice<UInt8>) -> Double? {
-        guard !field.isEmpty, field.count < 64 else { return nil }
-        // Only plain decimal numbers: no "nan", "inf" or hexadecimal.
-        for byte in field {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "+"),
-                 UInt8(ascii: "e"), UInt8(ascii: "E"):
-                continue
-            default:
-                return nil
-            }
-        }
-        return Double(String(decoding: field, as: UTF8.self))
-    }
-
-    /// Degrees with 8 decimals (about 1 mm), without going through a format string.
-    static func formatDegrees(_ value: Double) -> String {
-        let scaled = (abs(value) * 100_000_000).rounded()
-        guard scaled < 1e15 else { return String(value) }
-        let units = Int(scaled)
-        let whole = units / 100_000_000
-        let fraction = String(units % 100_000_000)
-        let sign = value < 0 && units != 0 ? "-" : ""
-        return sign + String(whole) + "." + String(repeating: "0", count: 8 - fraction.count) + fraction
     }
 }

@@ -4,7 +4,7 @@ import CJemalloc  // linked for its malloc, which serves the whole process (READ
 let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + MaintenanceCommands.all
     + RegionCommands.all
 
-// A write into a pipe whose reader went away then fails with EPIPE, which the writer sees (BufferedOutput.swift).
+// A write into a pipe whose reader went away then fails with EPIPE, which the writer sees (Output's BufferedOutput).
 signal(SIGPIPE, SIG_IGN)
 let status = CommandLineInterface(commands: commands).main(Array(CommandLine.arguments.dropFirst()))
 exit(flushStandardOutput(status: status))

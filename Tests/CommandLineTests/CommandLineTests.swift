@@ -69,7 +69,7 @@ struct HelpAndUsageTests {
     func badChoice() throws {
         let outcome = try GeoledgerProcess.run(["show", "merchant", "M1", "--format", "xml"])
         #expect(outcome.status == 64)
-        #expect(outcome.stderr.contains("--format must be one of table, json, not 'xml'"))
+        #expect(outcome.stderr.contains("--format must be one of table, json, ndjson, csv, geojson, not 'xml'"))
     }
 
     @Test("no reachable database: exit 1 with the server named, without its password, and what to do")

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A one-line progress display on stderr, redrawn at most five times a second: count, rate and, when the total
 /// is known, a bar and the time left. Updates may come from several threads.
-final class ProgressLine: Sendable {
+public final class ProgressLine: Sendable {
     private struct State {
         var totalBytes: Int?
         var lastDrawn = Date.distantPast
@@ -13,15 +13,15 @@ final class ProgressLine: Sendable {
     private let enabled: Bool
     private let started = Date()
 
-    init(totalBytes: Int?, enabled: Bool) {
+    public init(totalBytes: Int?, enabled: Bool) {
         state = Mutex(State(totalBytes: totalBytes))
         self.enabled = enabled
     }
 
-    var elapsedText: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
+    public var elapsedText: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
 
     /// - Parameter totalBytes: the total, when it became known only now.
-    func update(count: Int, bytes: Int, totalBytes: Int? = nil) {
+    public func update(count: Int, bytes: Int, totalBytes: Int? = nil) {
         guard enabled else { return }
         let line: String? = state.withLock { state in
             if let totalBytes { state.totalBytes = totalBytes }
@@ -45,7 +45,7 @@ final class ProgressLine: Sendable {
         return line
     }
 
-    func finish() {
+    public func finish() {
         guard enabled else { return }
         writeStandardError("\r\u{1B}[K")
     }

@@ -6,24 +6,29 @@
 #endif
 
 // Every write of a command's output is checked: a failure ends the command with exit 1 and a message, or, when the
-// reader of a pipe went away, quietly with status 141. SIGPIPE is ignored (main.swift) so that such a write fails
-// with EPIPE instead of killing the process.
+// reader of a pipe went away, quietly with status 141. The program ignores SIGPIPE so that such a write fails with
+// EPIPE instead of killing the process.
 
 /// A write that failed: to where, and the system's reason.
-struct WriteFailed: Error, CustomStringConvertible {
+public struct WriteFailed: Error, CustomStringConvertible {
     /// A path, or "standard output".
-    let target: String
-    let code: Int32
+    public let target: String
+    public let code: Int32
+
+    public init(target: String, code: Int32) {
+        self.target = target
+        self.code = code
+    }
 
     /// The reader of a pipe went away, as `head` does once it has its lines: not worth a message.
-    var isBrokenPipe: Bool { code == EPIPE }
+    public var isBrokenPipe: Bool { code == EPIPE }
 
-    var description: String { "cannot write \(target): \(String(cString: strerror(code)))" }
+    public var description: String { "cannot write \(target): \(String(cString: strerror(code)))" }
 }
 
 /// Writes all of `bytes` to a file descriptor, retrying short writes and interruptions.
 /// - Parameter target: what a failure calls the descriptor.
-func writeAll(_ bytes: [UInt8], to descriptor: Int32, target: String) throws {
+public func writeAll(_ bytes: [UInt8], to descriptor: Int32, target: String) throws {
     try bytes.withUnsafeBytes { raw in
         var offset = 0
         while offset < raw.count {
@@ -39,47 +44,49 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32, target: String) throws {
     }
 }
 
+/// Writes to standard error. Should that fail there is no one left to tell, and the exit status still says it.
+public func writeStandardError(_ text: String) {
+    try? writeAll(Array(text.utf8), to: STDERR_FILENO, target: "standard error")
+}
+
 /// Collects output and writes it to a file descriptor in large blocks: standard output unless told otherwise.
-struct BufferedOutput {
+public struct BufferedOutput {
     private let descriptor: Int32
     private let target: String
     private var buffer: [UInt8] = []
     private static let flushSize = 1 << 16
 
     /// - Parameter target: what a failure calls the descriptor.
-    init(descriptor: Int32 = STDOUT_FILENO, target: String = "standard output") {
+    public init(descriptor: Int32 = STDOUT_FILENO, target: String = "standard output") {
         self.descriptor = descriptor
         self.target = target
         buffer.reserveCapacity(BufferedOutput.flushSize + 256)
     }
 
-    mutating func append(_ text: String) throws {
+    public mutating func append(_ text: String) throws {
         try append(text.utf8)
     }
 
-    mutating func append(_ bytes: some Collection<UInt8>) throws {
+    public mutating func append(_ bytes: some Collection<UInt8>) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= BufferedOutput.flushSize { try flush() }
     }
 
-    mutating func append(_ byte: UInt8) {
+    public mutating func append(_ byte: UInt8) {
         buffer.append(byte)
     }
 
-    mutating func flush() throws {
+    public mutating func flush() throws {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         try writeAll(buffer, to: descriptor, target: target)
     }
 }
 
-/// Flushes what `print` left in standard output's buffer. A write that failed, now or at an earlier flush, turns
-/// `status` into a failure: 141 without a message when the reader went away, else 1 with the reason on stderr.
-func flushStandardOutput(status: Int32) -> Int32 {
-    guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return status }
-    // The failed write's reason: this flush's, or when the failure was at an earlier flush, the last one recorded.
-    let failure = WriteFailed(target: "standard output", code: errno == 0 ? EIO : errno)
-    if failure.isBrokenPipe { return ExitCode.brokenPipe }
-    printError("geoledger: \(failure)")
-    return ExitCode.failure
+/// Flushes what `print` left in standard output's buffer.
+/// - Throws: ``WriteFailed`` when a write failed, at this flush or at an earlier one (then with the last reason
+///   recorded).
+public func flushPrintedOutput() throws {
+    guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return }
+    throw WriteFailed(target: "standard output", code: errno == 0 ? EIO : errno)
 }

@@ -1,0 +1,16 @@
+import Foundation
+import LocationEvents
+
+extension IngestItemResult {
+    /// The `--rejects` line of an item not stored: the object of the batch answer, with the item's line number and
+    /// the item itself, as parsed, or as text when it was not JSON. Canonical JSON, without the newline.
+    public func rejectLine(for raw: SubmissionReader.RawItem) -> Data {
+        var members = json.objectValue ?? [:]
+        members["line"] = .number(Double(raw.line))
+        switch raw.parsed {
+        case .json(let item): members["item"] = item
+        case .malformed: members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
+        }
+        return JSONValue.object(members).canonicalData()
+    }
+}
