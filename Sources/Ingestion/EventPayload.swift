@@ -32,7 +32,9 @@ enum EventPayload {
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
-        sent["eventId"] = .string(submission.eventId.lowercasedText)
+        if raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true {
+            sent["eventId"] = .string(submission.eventId.lowercasedText)
+        }
         let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,

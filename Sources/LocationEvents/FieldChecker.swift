@@ -27,8 +27,12 @@ struct FieldChecker {
         var next = 0
         var refused = 0
         for key in object.keys {
-            while next < known.names.count, JSONObject.precedes(known.names[next], key) { next += 1 }
-            if next < known.names.count, known.names[next] == key { continue }
+            // Both are sorted: walk them together, comparing equal names (the common case) before ordering them.
+            while next < known.names.count, known.names[next] != key, JSONObject.precedes(known.names[next], key) { next += 1 }
+            if next < known.names.count, known.names[next] == key {
+                next += 1
+                continue
+            }
             refused += 1
             if refused <= Self.maximumUnknownMembers {
                 fail(Self.path(prefix, key), .unknownField, "\(what) has no member \(key)")
