@@ -257,12 +257,23 @@ public struct SubmissionReader: Sendable {
     /// Skips spaces and newlines (counting lines); returns the next byte without consuming it, nil at the end.
     private mutating func skipWhitespace() -> UInt8? {
         while true {
-            while start < buffer.count {
-                let byte = buffer[start]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
-                if byte == 0x0A { line += 1 }
-                start += 1
+            let from = start
+            let (end, lines) = buffer.withUnsafeBufferPointer { bytes in
+                var index = from
+                var lines = 0
+                scan: while index < bytes.count {
+                    switch bytes[index] {
+                    case 0x0A: lines += 1
+                    case 0x20, 0x0D, 0x09: break
+                    default: break scan
+                    }
+                    index += 1
+                }
+                return (index, lines)
             }
+            start = end
+            line += lines
+            if start < buffer.count { return buffer[start] }
             guard fill() else { return nil }
         }
     }
