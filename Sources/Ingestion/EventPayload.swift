@@ -6,7 +6,8 @@ import Postgres
 import Projections
 
 /// How a location event is stored: `data` is the submission as sent (canonical JSON, without
-/// `expectedVersion`, which is a condition of the write and not part of the event); `metadata` is what the
+/// `expectedVersion`, which is a condition of the write and not part of the event, and with `eventId` in lower
+/// case, as UUIDs are case-insensitive: a resend in upper case is the same event); `metadata` is what the
 /// server read and computed, under a schema version so that later versions can read it.
 ///
 /// Metadata, schema 1:
@@ -31,6 +32,9 @@ enum EventPayload {
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         var sent = raw
         sent["expectedVersion"] = nil
+        if raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true {
+            sent["eventId"] = .string(submission.eventId.lowercasedText)
+        }
         let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,

@@ -5,17 +5,20 @@ import LocationEvents
 import Postgres
 import Projections
 
-/// One submitted item: parsed JSON, or bytes that were not JSON.
+/// One submitted item: parsed JSON, or why its bytes cannot be taken as a submission (not JSON, a member named
+/// twice, too large, or broken structure around it).
 public enum IngestItem: Sendable {
     case json(JSONValue)
-    case malformed(reason: String)
+    case malformed(FieldError)
 
     /// The item the bytes make: parsed JSON, or why they are not JSON.
     public init(parsing bytes: Data) {
         do {
             self = .json(try JSONValue(parsing: bytes))
+        } catch let error as JSONValueError {
+            self = .malformed(FieldError(error))
         } catch {
-            self = .malformed(reason: "\(error)")
+            self = .malformed(FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(error)"))
         }
     }
 }
@@ -50,8 +53,9 @@ public struct IngestService: Sendable {
         assessor = FixAssessor(classifier: classifier, policy: policy)
     }
 
-    /// Validates and assesses items; `now` is the server's receive time.
-    public func prepare(_ items: [IngestItem], now: Date = Date()) -> PreparedBatch {
+    /// Validates and assesses items, in order, each one once (a lazy collection parses each item only as it comes to
+    /// it); `now` is the server's receive time.
+    public func prepare<Items: Collection<IngestItem>>(_ items: Items, now: Date = Date()) -> PreparedBatch {
         var events: [NewEvent] = []
         var projected: [ProjectedEvent] = []
         events.reserveCapacity(items.count)
@@ -62,9 +66,8 @@ public struct IngestService: Sendable {
             switch item {
             case .json(let parsed):
                 value = parsed
-            case .malformed(let reason):
-                return .rejected(IngestItemResult(
-                    status: .invalid, errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(reason)")]))
+            case .malformed(let error):
+                return .rejected(IngestItemResult(status: .invalid, errors: [error]))
             }
             switch validator.validate(value, now: now) {
             case .failure(let failure):

@@ -31,7 +31,7 @@ public struct IngestTotals: Sendable, Equatable {
 /// Ingests a stream of submissions in batches, in three stages that work at the same time: one thread reads,
 /// parses, validates and assesses batches; with a second connection, another decides each batch (versions, rules,
 /// hashes, projection rows) while the one before it is written; the caller's thread writes. Memory stays bounded by a
-/// few batches whatever the input size.
+/// few batches, each of at most `batchSize` items and about ``maximumBatchBytes``, whatever the input.
 public struct StreamIngestor {
     let service: IngestService
     let batchSize: Int
@@ -41,6 +41,11 @@ public struct StreamIngestor {
     /// faster than 4000. Memory stays bounded by a few batches. A batch holds the append lock while it is written
     /// (a fifth of a second or so for 4000 events here), so other writers wait up to that long.
     public static let defaultBatchSize = 4000
+
+    /// A batch also ends once its items hold this many bytes of input, so that items near the size limit make
+    /// batches of a few megabytes, not of gigabytes; batches of valid submissions (a kilobyte or so each) do not
+    /// come near it.
+    public static let maximumBatchBytes = 4 << 20
 
     public init(service: IngestService, batchSize: Int = StreamIngestor.defaultBatchSize) {
         self.service = service
@@ -120,9 +125,14 @@ public struct StreamIngestor {
             var reader = input
             while !queue.isCancelled {
                 var raw: [SubmissionReader.RawItem] = []
-                while raw.count < batchSize, let item = reader.next() { raw.append(item) }
+                var bytes = 0
+                while raw.count < batchSize, bytes < Self.maximumBatchBytes, let item = reader.next() {
+                    raw.append(item)
+                    bytes += item.bytes.count
+                }
                 if raw.isEmpty { break }
-                let prepared = service.prepare(raw.map(\.parsed))
+                // Parsed one at a time: only one item's parsed form is held at once.
+                let prepared = service.prepare(raw.lazy.map(\.parsed))
                 queue.releaseSpent()
                 queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }

@@ -2,14 +2,28 @@ import Foundation
 import LocationEvents
 
 /// Reads submissions one by one from a byte stream holding either NDJSON (one JSON object per line, blank
-/// lines skipped) or a single JSON array of objects, without holding more than one chunk and one item in memory.
+/// lines skipped) or a single JSON array of objects, scanning each byte once.
+///
+/// It never holds more than one read chunk and one item: an item longer than ``maximumItemBytes`` is read past
+/// without being kept (only its first bytes are, for the rejects) and answered `too_large`. Broken structure around
+/// the items (a stray `}` in the array, a missing `,`, an array never closed, content after it, a byte order mark
+/// anywhere but at the very start) comes back as one item naming what and where; inside a JSON array, reading stops
+/// there, as what follows has no reliable meaning.
 public struct SubmissionReader: Sendable {
+    /// The largest item read by default: far above any valid submission (a few kilobytes at most), far below what
+    /// would let a batch of items take much memory.
+    public static let defaultMaximumItemBytes = 64 << 10
+
     /// One item as read: its 1-based line number (of its first byte) and its bytes.
     public struct RawItem: Sendable {
         public let line: Int
+        /// The item's bytes; of an item refused while reading (too large, or broken structure), at most its first
+        /// ``SubmissionReader/keptBytes`` bytes.
         public let bytes: Data
+        /// Why the item was refused while reading, before any parsing.
+        public let problem: FieldError?
 
-        public var parsed: IngestItem { IngestItem(parsing: bytes) }
+        public var parsed: IngestItem { problem.map(IngestItem.malformed) ?? IngestItem(parsing: bytes) }
     }
 
     public enum Format: Sendable { case undecided, lines, array, arrayEnded }
@@ -19,33 +33,49 @@ public struct SubmissionReader: Sendable {
         case memory(Data)
     }
 
+    /// The bytes of a refused item kept for the rejects.
+    public static let keptBytes = 512
+    static let chunkSize = 1 << 20
+
+    public let maximumItemBytes: Int
     private let source: Source
     private var memoryOffset = 0
+    /// Read bytes not yet consumed start at `start`; those before it are dropped at the next read.
     private var buffer: [UInt8] = []
+    /// Where each read lands before it is appended to `buffer`.
+    private var chunk: [UInt8] = []
     private var start = 0
     private var endOfInput = false
     /// Why reading stopped early, when it was not the end of the input (`errno` text).
     public private(set) var readError: String?
     private var line = 1
     public private(set) var format = Format.undecided
+    /// In an array: an element was read, so a `,` or the closing `]` comes next.
+    private var afterElement = false
+    private var lastElementLine = 0
     /// Bytes read from the input so far.
     private var bytesRead = 0
 
     /// Bytes of the input taken up by the items returned so far, for progress.
     public var bytesConsumed: Int { bytesRead - (buffer.count - start) }
 
-    /// - Parameter fileDescriptor: read with `read(2)` in 1 MiB chunks.
-    public init(fileDescriptor: Int32) {
+    /// - Parameters:
+    ///   - fileDescriptor: read with `read(2)` in 1 MiB chunks.
+    ///   - maximumItemBytes: larger items are answered `too_large` without being held in memory.
+    public init(fileDescriptor: Int32, maximumItemBytes: Int = SubmissionReader.defaultMaximumItemBytes) {
         source = .file(fileDescriptor)
+        self.maximumItemBytes = max(1, maximumItemBytes)
     }
 
-    public init(data: Data) {
+    public init(data: Data, maximumItemBytes: Int = SubmissionReader.defaultMaximumItemBytes) {
         source = .memory(data)
+        self.maximumItemBytes = max(1, maximumItemBytes)
     }
 
-    /// The next item, nil at the end. Structural errors (an unterminated array) come back as a malformed item.
+    /// The next item, nil at the end.
     public mutating func next() -> RawItem? {
         if format == .undecided {
+            skipByteOrderMark()
             guard let first = skipWhitespace() else { return nil }
             format = first == UInt8(ascii: "[") ? .array : .lines
             if format == .array { start += 1 }
@@ -57,139 +87,226 @@ public struct SubmissionReader: Sendable {
         }
     }
 
-    private mutating func nextLine() -> RawItem? {
-        while true {
-            guard skipWhitespace() != nil else { return nil }
-            let itemLine = line
-            var index = start
-            while true {
-                if index == buffer.count {
-                    let consumed = start
-                    if !fill() { break }
-                    index -= consumed
-                    continue
-                }
-                if buffer[index] == UInt8(ascii: "\n") { break }
-                index += 1
-            }
-            let bytes = Data(buffer[start..<index])
-            start = min(index + 1, buffer.count)
-            if index < buffer.count { line += 1 }
-            return RawItem(line: itemLine, bytes: bytes)
-        }
-    }
+    // MARK: NDJSON
 
-    /// The next element of the top-level array: scans to the comma or bracket at depth zero, outside strings.
-    private mutating func nextElement() -> RawItem? {
-        guard var first = skipWhitespace() else { return unclosedArray() }
-        if first == UInt8(ascii: ",") {
-            start += 1
-            guard let next = skipWhitespace() else { return unclosedArray() }
-            first = next
-        }
-        if first == UInt8(ascii: "]") {
-            format = .arrayEnded
-            start += 1
-            // Anything but white space after the array would otherwise be dropped without a word.
-            guard skipWhitespace() != nil else { return nil }
-            let trailing = RawItem(line: line, bytes: Data("content after the closing ] of the JSON array".utf8))
-            start = buffer.count
-            endOfInput = true
-            return trailing
-        }
+    private mutating func nextLine() -> RawItem? {
+        guard skipWhitespace() != nil else { return nil }
         let itemLine = line
-        var depth = 0
-        var inString = false
-        var escaped = false
+        let startsWithMark = startsWithByteOrderMark()
+        var item = ItemSpan(maximum: maximumItemBytes)
         var index = start
         while true {
             if index == buffer.count {
+                item.passing(&start, to: index, in: buffer)
+                let consumed = start
+                guard fill() else { break }
+                index -= consumed
+                continue
+            }
+            let found = buffer.withUnsafeBufferPointer { bytes in
+                memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "\n")), bytes.count - index)
+                    .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress! }
+            }
+            guard let found else {
+                index = buffer.count
+                continue
+            }
+            index = found
+            break
+        }
+        let ended = index < buffer.count
+        let raw: RawItem
+        if let size = item.oversized(to: index, from: start) {
+            raw = tooLarge(item, size: size, at: index, line: itemLine, what: "line \(itemLine)")
+        } else if startsWithMark {
+            raw = RawItem(line: itemLine, bytes: Data(buffer[start..<min(index, start + Self.keptBytes)]), problem: invalid(
+                "a byte order mark (U+FEFF) starts line \(itemLine): only the very start of the input may have one"))
+        } else {
+            raw = RawItem(line: itemLine, bytes: Data(buffer[start..<index]), problem: nil)
+        }
+        start = ended ? index + 1 : index
+        if ended { line += 1 }
+        return raw
+    }
+
+    // MARK: JSON array
+
+    /// The next element of the top-level array: an object or array to its matching bracket, a string to its closing
+    /// quote, anything else to the next delimiter; outside strings.
+    private mutating func nextElement() -> RawItem? {
+        guard var first = skipWhitespace() else { return unclosedArray() }
+        if afterElement {
+            switch first {
+            case UInt8(ascii: ","):
+                start += 1
+                guard let next = skipWhitespace() else { return unclosedArray() }
+                if next == UInt8(ascii: "]") { return stop("a ',' before the closing ] \(here): JSON allows none") }
+                first = next
+            case UInt8(ascii: "]"):
+                start += 1
+                return endOfArray()
+            default:
+                return stop("expected ',' or ']' after the element on line \(lastElementLine), found \(Self.describe(first)) \(here)")
+            }
+        } else if first == UInt8(ascii: "]") {
+            start += 1
+            return endOfArray()
+        }
+        switch first {
+        case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ":"):
+            return stop("unexpected \(Self.describe(first)) \(here), where an element of the array should begin")
+        case 0xEF where startsWithByteOrderMark():
+            return stop("a byte order mark (U+FEFF) \(here), where an element of the array should begin: only the very start of the input may have one")
+        default:
+            break
+        }
+
+        let itemLine = line
+        var scan = ElementScan(first: first)
+        var item = ItemSpan(maximum: maximumItemBytes)
+        var index = start
+        while true {
+            if index == buffer.count {
+                item.passing(&start, to: index, in: buffer)
                 let consumed = start
                 guard fill() else {
-                    // A truncated element is malformed by itself; after a complete one, the next call reports
-                    // the missing `]`.
-                    if depth > 0 || inString { format = .arrayEnded }
-                    let bytes = Data(buffer[start..<index])
-                    start = index
-                    return RawItem(line: itemLine, bytes: bytes)
+                    format = .arrayEnded
+                    if let size = item.oversized(to: index, from: start) {
+                        return tooLarge(item, size: size, at: index, line: itemLine, what: "the element on line \(itemLine)", unclosed: true)
+                    }
+                    return stop("the input ends inside the element that starts on line \(itemLine): the JSON array is not closed", line: itemLine)
                 }
                 index -= consumed
                 continue
             }
-            let byte = buffer[index]
-            if byte == UInt8(ascii: "\n") { line += 1 }
-            if inString {
-                if escaped { escaped = false }
-                else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                depth += 1
-            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                if depth == 0 { break }
-                depth -= 1
-            } else if byte == UInt8(ascii: ","), depth == 0 {
-                break
-            }
-            index += 1
+            let (end, lines) = buffer.withUnsafeBufferPointer { scan.advance(over: $0, from: index) }
+            line += lines
+            index = end
+            if scan.isComplete { break }
         }
-        let bytes = Data(buffer[start..<index])
-        start = index
-        return RawItem(line: itemLine, bytes: bytes)
+        afterElement = true
+        lastElementLine = itemLine
+        defer { start = index }
+        if let size = item.oversized(to: index, from: start) {
+            return tooLarge(item, size: size, at: index, line: itemLine, what: "the element on line \(itemLine)")
+        }
+        return RawItem(line: itemLine, bytes: Data(buffer[start..<index]), problem: nil)
     }
 
-    /// The input ended inside the top-level array: one malformed item says so.
-    private mutating func unclosedArray() -> RawItem {
+    /// After the closing `]`: nothing but white space may follow.
+    private mutating func endOfArray() -> RawItem? {
         format = .arrayEnded
-        return RawItem(line: line, bytes: Data("the JSON array is not closed".utf8))
+        guard let next = skipWhitespace() else { return nil }
+        return stop("content after the closing ] of the JSON array: \(Self.describe(next)) \(here)")
+    }
+
+    /// The input ended inside the top-level array.
+    private mutating func unclosedArray() -> RawItem {
+        stop("the JSON array is not closed: the input ends \(here) without its closing ]")
+    }
+
+    /// Where reading is: `at line 3 (byte offset 120)`.
+    private var here: String { "at line \(line) (byte offset \(offset(of: start)))" }
+
+    /// Ends the reading of the array with one item saying what broke its structure; the item is on `itemLine`, by
+    /// default the current line.
+    private mutating func stop(_ message: String, line itemLine: Int? = nil) -> RawItem {
+        format = .arrayEnded
+        let atEnd = endOfInput
+        let kept = Data(buffer[start..<min(buffer.count, start + 64)])
+        start = buffer.count
+        endOfInput = true
+        return RawItem(
+            line: itemLine ?? line, bytes: kept, problem: invalid(atEnd ? message : "\(message); the rest of the input is not read"))
+    }
+
+    // MARK: Shared
+
+    /// The item from `start` to `index`, of `size` bytes in all, is over the limit.
+    private func tooLarge(_ item: ItemSpan, size: Int, at index: Int, line itemLine: Int, what: String, unclosed: Bool = false) -> RawItem {
+        let tail = unclosed ? "; the input ends inside it, so the JSON array is not closed" : ""
+        let prefix = item.prefix ?? Data(buffer[start..<min(index, start + Self.keptBytes)])
+        return RawItem(line: itemLine, bytes: prefix, problem: FieldError(
+            field: "", code: .tooLarge,
+            message: "\(what) is \(size) bytes, over the limit of \(maximumItemBytes) bytes per item; it was skipped unread\(tail)"))
+    }
+
+    private func invalid(_ message: String) -> FieldError {
+        FieldError(field: "", code: .invalidJSON, message: message)
+    }
+
+    /// The input offset of a buffer index.
+    private func offset(of index: Int) -> Int { bytesRead - buffer.count + index }
+
+    /// A byte as messages show it: `'}'`, or `byte 0xEF` when it is not printable ASCII.
+    static func describe(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    /// Whether the unconsumed bytes begin with the UTF-8 byte order mark, reading more when needed.
+    private mutating func startsWithByteOrderMark() -> Bool {
+        while buffer.count - start < 3, fill() {}
+        return buffer.count - start >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF
+    }
+
+    /// Many Windows tools begin UTF-8 text with a byte order mark: at the very start, it is skipped.
+    private mutating func skipByteOrderMark() {
+        if bytesConsumed == 0, startsWithByteOrderMark() { start += 3 }
     }
 
     /// Skips spaces and newlines (counting lines); returns the next byte without consuming it, nil at the end.
     private mutating func skipWhitespace() -> UInt8? {
         while true {
-            while start < buffer.count {
-                let byte = buffer[start]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
-                if byte == 0x0A { line += 1 }
-                start += 1
+            let from = start
+            let (end, lines) = buffer.withUnsafeBufferPointer { bytes in
+                var index = from
+                var lines = 0
+                scan: while index < bytes.count {
+                    switch bytes[index] {
+                    case 0x0A: lines += 1
+                    case 0x20, 0x0D, 0x09: break
+                    default: break scan
+                    }
+                    index += 1
+                }
+                return (index, lines)
             }
+            start = end
+            line += lines
+            if start < buffer.count { return buffer[start] }
             guard fill() else { return nil }
         }
     }
 
-    /// Appends a chunk to the buffer, first dropping the `start` bytes already consumed (so `start` becomes 0 and
-    /// indices into the buffer move down by its old value). Returns false at the end of input, leaving the buffer
-    /// and `start` as they were, so that callers' indices stay valid.
+    /// Reads a chunk onto the end of the buffer, first dropping the `start` bytes already consumed (so `start`
+    /// becomes 0 and indices into the buffer move down by its old value). Returns false at the end of input, leaving
+    /// the buffer and `start` as they were, so that callers' indices stay valid.
     private mutating func fill() -> Bool {
         guard !endOfInput else { return false }
-        let chunkSize = 1 << 20
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
-        let count: Int
+        if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.chunkSize) }
+        var count = 0
         switch source {
         case .file(let descriptor):
-            var read: Int
             repeat {
-                read = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            } while read < 0 && errno == EINTR
-            if read < 0 { readError = String(cString: strerror(errno)) }
-            count = read
+                count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            } while count < 0 && errno == EINTR
+            if count < 0 { readError = String(cString: strerror(errno)) }
         case .memory(let data):
-            count = min(chunkSize, data.count - memoryOffset)
+            count = min(Self.chunkSize, data.count - memoryOffset)
             let from = data.startIndex + memoryOffset
-            chunk.replaceSubrange(0..<count, with: data[from..<(from + count)])
+            chunk.withUnsafeMutableBytes { _ = data.copyBytes(to: $0, from: from..<(from + count)) }
             memoryOffset += count
         }
         guard count > 0 else {
             endOfInput = true
             return false
         }
+        bytesRead += count
         if start > 0 {
             buffer.removeSubrange(0..<start)
             start = 0
         }
         buffer.append(contentsOf: chunk[0..<count])
-        bytesRead += count
         return true
     }
 }

@@ -19,6 +19,34 @@ struct FieldChecker {
         return value
     }
 
+    /// Refuses every member of `object` not named in `known` (sorted as ``JSONObject`` sorts its names), one
+    /// `unknown_field` error each, naming its path; past ``maximumUnknownMembers`` in one object, one more error
+    /// counts the rest.
+    /// - Parameter what: what the object is, for messages: `a fix`.
+    mutating func refuseUnknownMembers(of object: JSONObject, at prefix: String, known: KnownMembers, in what: String) {
+        var next = 0
+        var refused = 0
+        for key in object.keys {
+            // Both are sorted: walk them together, comparing equal names (the common case) before ordering them.
+            while next < known.names.count, known.names[next] != key, JSONObject.precedes(known.names[next], key) { next += 1 }
+            if next < known.names.count, known.names[next] == key {
+                next += 1
+                continue
+            }
+            refused += 1
+            if refused <= Self.maximumUnknownMembers {
+                fail(Self.path(prefix, key), .unknownField, "\(what) has no member \(key)")
+            }
+        }
+        if refused > Self.maximumUnknownMembers {
+            fail(prefix, .unknownField, "\(what) has \(refused - Self.maximumUnknownMembers) more unknown members")
+        }
+    }
+
+    /// Unknown members named one by one in a single object; enough to see the mistake, few enough that a hostile
+    /// object of thousands of members gives a short answer.
+    static let maximumUnknownMembers = 20
+
     mutating func string(_ object: JSONObject, _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
         guard let value = Self.member(object, key) else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
@@ -147,5 +175,14 @@ struct FieldChecker {
             }
             return Timestamp(rfc3339: text)
         }
+    }
+}
+
+/// The member names an object of the submission format may have, sorted as ``JSONObject`` sorts its own.
+struct KnownMembers: Sendable {
+    let names: [String]
+
+    init(_ names: [String]) {
+        self.names = names.sorted(by: JSONObject.precedes)
     }
 }

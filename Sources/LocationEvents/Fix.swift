@@ -35,6 +35,11 @@ public struct Fix: Sendable, Hashable, Codable {
         self.address = address
         self.claimedInRegion = claimedInRegion
     }
+
+    /// The JSON field names.
+    public static let fieldNames = [
+        "lat", "lon", "datum", "horizontalAccuracy", "accuracyAuthorization", "provider", "capturedAt", "address", "claimedInRegion",
+    ]
 }
 
 /// A reverse-geocoded address as the SDK returned it. Every part is optional.

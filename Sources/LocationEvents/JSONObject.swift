@@ -3,8 +3,8 @@ import Foundation
 /// The members of a JSON object, kept sorted by name in UTF-8 byte order (which is Unicode code point order).
 ///
 /// Submissions hold a dozen members or so: a sorted array finds one by binary search without hashing every name,
-/// and is already in the order canonical JSON writes. A name given twice keeps its last value, as JSON parsers
-/// commonly do.
+/// and is already in the order canonical JSON writes. Parsed JSON never names a member twice (the parser refuses it);
+/// built in code, a name given twice keeps its last value.
 public struct JSONObject: Sendable, Hashable {
     public private(set) var keys: [String] = []
     public private(set) var values: [JSONValue] = []
@@ -20,6 +20,12 @@ public struct JSONObject: Sendable, Hashable {
     /// Names in any order, each with the value at the same index; of a name given more than once, the last value
     /// is kept. Names already in order, as canonical JSON has them, are kept as they are.
     init(keys: [String], values: [JSONValue]) {
+        var duplicate: String?
+        self.init(keys: keys, values: values, duplicate: &duplicate)
+    }
+
+    /// As ``init(keys:values:)``; `duplicate` is set to a name given more than once, if any.
+    init(keys: [String], values: [JSONValue], duplicate: inout String?) {
         if zip(keys, keys.dropFirst()).allSatisfy({ Self.precedes($0, $1) }) {
             self.keys = keys
             self.values = values
@@ -28,7 +34,7 @@ public struct JSONObject: Sendable, Hashable {
         self.keys.reserveCapacity(keys.count)
         self.values.reserveCapacity(keys.count)
         if keys.count <= Self.insertionLimit {
-            for (key, value) in zip(keys, values) { insert(key, value) }
+            for (key, value) in zip(keys, values) where !insert(key, value) { duplicate = duplicate ?? key }
             return
         }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
@@ -36,7 +42,11 @@ public struct JSONObject: Sendable, Hashable {
             if keys[left] == keys[right] { return left < right }
             return Self.precedes(keys[left], keys[right])
         }
-        for (rank, index) in order.enumerated() where rank + 1 == order.count || keys[order[rank + 1]] != keys[index] {
+        for (rank, index) in order.enumerated() {
+            if rank + 1 < order.count, keys[order[rank + 1]] == keys[index] {
+                duplicate = duplicate ?? keys[index]
+                continue
+            }
             self.keys.append(keys[index])
             self.values.append(values[index])
         }
@@ -46,15 +56,17 @@ public struct JSONObject: Sendable, Hashable {
     private static let insertionLimit = 32
 
     /// Inserts in order, searching from the end; a name already present takes the new value.
-    private mutating func insert(_ key: String, _ value: JSONValue) {
+    /// - Returns: false when the name was already present.
+    private mutating func insert(_ key: String, _ value: JSONValue) -> Bool {
         var index = keys.count
         while index > 0, Self.precedes(key, keys[index - 1]) { index -= 1 }
         if index > 0, keys[index - 1] == key {
             values[index - 1] = value
-        } else {
-            keys.insert(key, at: index)
-            values.insert(value, at: index)
+            return false
         }
+        keys.insert(key, at: index)
+        values.insert(value, at: index)
+        return true
     }
 
     public var count: Int { keys.count }

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Going through `JSONSerialization` costs a bridge to `NSDictionary`/`NSNumber` and back for every value, which
 /// dominated the cost of ingesting a submission; this reads each byte once. Invalid UTF-8, lone surrogates,
-/// numbers no `Double` can hold, the NUL character (which PostgreSQL text cannot store) and nesting deeper than
-/// ``maximumDepth`` are errors, never crashes.
+/// numbers no `Double` can hold, the NUL character (which PostgreSQL text cannot store), nesting deeper than
+/// ``maximumDepth`` and an object naming a member twice (I-JSON, RFC 7493) are errors, never crashes.
 struct JSONParser {
     static let maximumDepth = 512
 
@@ -25,7 +25,7 @@ struct JSONParser {
 
     mutating func expectEnd() throws {
         skipWhitespace()
-        guard index == bytes.count else { throw error("unexpected text after the JSON value") }
+        guard index == bytes.count else { throw expected("the end of the JSON value") }
     }
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -34,6 +34,12 @@ struct JSONParser {
 
     func error(_ reason: String) -> JSONValueError {
         .malformed("\(reason) at byte \(index)")
+    }
+
+    /// `expected ':' at byte 7, found '}'`.
+    func expected(_ what: String) -> JSONValueError {
+        guard case .malformed(let found) = unexpected() else { return error("expected \(what)") }
+        return .malformed("expected \(what), found" + found.dropFirst("unexpected".count))
     }
 
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -57,15 +63,26 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw error("unexpected character")
+        default: throw unexpected()
         }
+    }
+
+    /// The byte at `index` where it does not belong, named: `unexpected '}' at byte 7`.
+    func unexpected() -> JSONValueError {
+        guard let byte = current else { return error("unexpected end of input") }
+        if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+            return error("unexpected byte order mark (U+FEFF)")
+        }
+        if byte == 0 { return error("unexpected NUL byte") }
+        return error("unexpected " + ((0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)))
     }
 
     mutating func expect(_ word: StaticString) throws {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("unexpected end of input") }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
-            throw error("unexpected character")
+            index += offset
+            throw unexpected()
         }
         index += count
     }
@@ -88,23 +105,30 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let key = try parseString()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
             skipWhitespace()
             keys.append(key)
-            values.append(try parseValue())
+            do {
+                values.append(try parseValue())
+            } catch JSONValueError.duplicateKey(let path) {
+                throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(JSONObject(keys: keys, values: values))
+                var duplicate: String?
+                let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
+                if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
+                return .object(object)
             default:
-                throw error("expected ',' or '}'")
+                throw expected("',' or '}'")
             }
         }
     }
@@ -121,12 +145,16 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            do {
+                elements.append(try parseValue())
+            } catch JSONValueError.duplicateKey(let path) {
+                throw JSONValueError.duplicateKey(path: "[\(elements.count)]" + (path.hasPrefix("[") ? path : "." + path))
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw error("expected ',' or ']'")
+            default: throw expected("',' or ']'")
             }
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 /// A parsed JSON document that keeps the JSON types, so validation can say which field had the wrong one.
 ///
 /// Numbers are held as `Double`, as JSON does not distinguish integers; integers beyond 2^53 lose precision.
-/// Duplicate object keys keep the last value; objects keep their members sorted by name (``JSONObject``).
+/// Objects keep their members sorted by name (``JSONObject``). Parsing follows I-JSON (RFC 7493) where it
+/// matters for meaning: an object that names a member twice is refused, so that the bytes stored mean one thing.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -13,7 +14,8 @@ public enum JSONValue: Sendable, Hashable {
     case object(JSONObject)
 
     /// Parses JSON text (any value, not only objects or arrays).
-    /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent.
+    /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent;
+    ///   `JSONValueError.duplicateKey` when an object names a member twice.
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(data)
     }
@@ -30,10 +32,13 @@ public enum JSONValue: Sendable, Hashable {
 /// Why a `JSONValue` could not be made.
 public enum JSONValueError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(String)
+    /// An object names the member at `path` (`fix.lat`, `list[2].name`) twice.
+    case duplicateKey(path: String)
 
     public var description: String {
         switch self {
         case .malformed(let reason): return "malformed JSON: \(reason)"
+        case .duplicateKey(let path): return "\(path) is given more than once in its object"
         }
     }
 }

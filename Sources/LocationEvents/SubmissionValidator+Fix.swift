@@ -13,6 +13,7 @@ extension SubmissionValidator {
             return nil
         }
         let errorsBefore = checker.errors.count
+        checker.refuseUnknownMembers(of: object, at: "fix", known: Self.fixMembers, in: "a fix")
         let lat = coordinate(object, "lat", what: "latitude", limit: 90, &checker)
         let lon = coordinate(object, "lon", what: "longitude", limit: 180, &checker)
         if lat == 0, lon == 0 {
@@ -57,6 +58,7 @@ extension SubmissionValidator {
 
     private func address(_ fix: JSONObject, _ checker: inout FieldChecker) -> Address? {
         guard let object = checker.object(fix, "address", at: "fix") else { return nil }
+        checker.refuseUnknownMembers(of: object, at: "fix.address", known: Self.addressMembers, in: "an address")
         func field(_ key: String) -> String? {
             checker.string(object, key, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
         }

@@ -2,7 +2,9 @@ import Foundation
 
 /// Turns an untrusted JSON submission into a `Submission`, or reports every problem found, by field.
 ///
-/// JSON null counts as absent. Members the type does not use are ignored, so newer apps can send more.
+/// JSON null counts as absent. Members the format does not have, at any level, are refused (`unknown_field`, each
+/// named): the log is immutable, so nothing goes in that was not checked. A newer app that sends more needs a
+/// server that knows it first.
 public struct SubmissionValidator: Sendable {
     public var limits: ValidationLimits
 
@@ -26,6 +28,9 @@ public struct SubmissionValidator: Sendable {
         let expectedVersion = self.expectedVersion(object, &checker)
         let actor = self.actor(object, &checker)
         let body = type.flatMap { self.body($0, object, now: now, &checker) }
+        if let type {
+            checker.refuseUnknownMembers(of: object, at: "", known: Self.members[type]!, in: "a \(type.rawValue) submission")
+        }
 
         guard checker.errors.isEmpty, let eventId, let body else {
             return .failure(ValidationFailure(errors: checker.errors))
@@ -33,13 +38,44 @@ public struct SubmissionValidator: Sendable {
         return .success(Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body))
     }
 
-    /// Parses and validates. Bytes that are not JSON at all give `""` / `not_an_object`.
+    /// Parses and validates. Bytes that are not JSON give `""` / `invalid_json`; an object naming a member twice
+    /// gives its path / `duplicate_key`.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        guard let value = try? JSONValue(parsing: data) else {
-            return .failure(ValidationFailure(errors: [FieldError(field: "", code: .invalidJSON, message: "the submission is not valid JSON")]))
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: data)
+        } catch let error as JSONValueError {
+            return .failure(ValidationFailure(errors: [FieldError(error)]))
+        } catch {
+            return .failure(ValidationFailure(errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(error)")]))
         }
         return validate(value, now: now)
     }
+
+    /// The top-level members of each type of submission.
+    static let members: [EventType: KnownMembers] = {
+        let common = ["eventId", "type", "expectedVersion", "actor"]
+        var members: [EventType: KnownMembers] = [:]
+        for type in EventType.allCases {
+            let own: [String]
+            switch type {
+            case .merchantAddressFixed: own = ["merchantId", "purpose", "fix"]
+            case .enterpriseAddressFixed: own = ["enterpriseId", "fix"]
+            case .terminalBound: own = ["terminalId", "merchantId", "fix"]
+            case .terminalUnbound: own = ["terminalId", "merchantId", "reason"]
+            case .terminalLocated: own = ["terminalId", "fix"]
+            case .visitRecorded: own = ["visitId", "merchantId", "visitorId", "fix", "note"]
+            case .locationFailed:
+                own = EntityKind.allCases.map(\.idField) + ["purpose", "provider", "errorCode", "errorMessage", "capturedAt"]
+            }
+            members[type] = KnownMembers(common + own)
+        }
+        return members
+    }()
+
+    static let actorMembers = KnownMembers(Actor.fieldNames)
+    static let fixMembers = KnownMembers(Fix.fieldNames)
+    static let addressMembers = KnownMembers(Address.fieldNames)
 
     private func eventId(_ object: JSONObject, _ checker: inout FieldChecker) -> UUID? {
         guard let text = checker.string(object, "eventId", at: "", required: true) else { return nil }
@@ -84,6 +120,7 @@ public struct SubmissionValidator: Sendable {
 
     private func actor(_ object: JSONObject, _ checker: inout FieldChecker) -> Actor? {
         guard let members = checker.object(object, "actor", at: "") else { return nil }
+        checker.refuseUnknownMembers(of: members, at: "actor", known: Self.actorMembers, in: "actor")
         func field(_ key: String) -> String? {
             checker.string(members, key, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
         }

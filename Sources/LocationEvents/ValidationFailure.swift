@@ -36,6 +36,12 @@ public enum ValidationCode: String, Sendable, Hashable, Codable, CaseIterable {
     case invalidValue = "invalid_value"
     /// A LocationFailed with more than one entity id.
     case ambiguousEntity = "ambiguous_entity"
+    /// The item is larger than the reader takes; it was not read.
+    case tooLarge = "too_large"
+    /// A member the submission format does not have, at any level.
+    case unknownField = "unknown_field"
+    /// An object names a member twice (I-JSON, RFC 7493): which value is meant is unknown.
+    case duplicateKey = "duplicate_key"
 }
 
 /// One problem with one field of a submission.
@@ -54,6 +60,18 @@ public struct FieldError: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "\(field.isEmpty ? "(submission)" : field): \(code): \(message)" }
+}
+
+extension FieldError {
+    /// Why bytes are not a JSON value to validate: `duplicate_key` naming the member, else `invalid_json`.
+    public init(_ error: JSONValueError) {
+        switch error {
+        case .duplicateKey(let path):
+            self.init(field: path, code: .duplicateKey, message: "\(path) is given more than once in its object")
+        case .malformed(let reason):
+            self.init(field: "", code: .invalidJSON, message: "not valid JSON: \(reason)")
+        }
+    }
 }
 
 /// Every problem found in a submission.

@@ -9,7 +9,7 @@ enum IngestCommand {
     static let command = Command(
         words: ["ingest"], summary: "append location records from an NDJSON or JSON-array file",
         help: """
-            Usage: geoledger ingest FILE|- [--batch-size N] [--rejects FILE] [--quiet]
+            Usage: geoledger ingest FILE|- [--batch-size N] [--max-item-bytes N] [--rejects FILE] [--quiet]
 
             Reads submissions (one JSON object per line, or one JSON array of objects) from FILE, or from standard
             input with '-', and appends them in batches: validated, assessed and projected exactly as the HTTP
@@ -21,15 +21,25 @@ enum IngestCommand {
             At the end a summary: appended, duplicate, conflict, invalid; then the log's head as the ingest left
             it, head=POSITION:HASH, for geoledger verify --head to check later (see geoledger verify --help).
 
+            Limits: an item (a line, or an element of the array) over --max-item-bytes is invalid (too_large)
+            and skipped without being read into memory; a member the submission format does not have is
+            invalid (unknown_field), as is an object naming a member twice (duplicate_key). A UTF-8 byte order
+            mark is skipped at the start of the input only. Inside a JSON array, broken structure (a stray '}',
+            a missing ',', content after the closing ']') is one invalid item naming the line and byte offset,
+            and reading stops there. Whatever the input, at the default batch size, the process stays under
+            \(memoryCeiling) of memory.
+
             Options:
-              --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
-              --rejects FILE   write each item not stored (invalid or conflict) as an NDJSON line:
-                               {"line": n, "status": ..., "errors" or "error": ..., "item": <the item>}
-                               FILE is opened once the database answered, then truncated and written in
-                               place (a symlink's target, a device); it may not be the input. With '-'
-                               the lines go to stdout and the summary to stderr. A failed write stops the
-                               ingest with exit 1.
-              --quiet          no progress line
+              --batch-size N       events per transaction (default \(StreamIngestor.defaultBatchSize)); a batch also ends
+                                   at \(StreamIngestor.maximumBatchBytes >> 20) MiB of input
+              --max-item-bytes N   the largest item read, in bytes (default \(SubmissionReader.defaultMaximumItemBytes), at most \(maximumItemBytesLimit))
+              --rejects FILE       write each item not stored (invalid or conflict) as an NDJSON line:
+                                   {"line": n, "status": ..., "errors" or "error": ..., "item": <the item>}
+                                   FILE is opened once the database answered, then truncated and written in
+                                   place (a symlink's target, a device); it may not be the input. With '-'
+                                   the lines go to stdout and the summary to stderr. A failed write stops the
+                                   ingest with exit 1.
+              --quiet              no progress line
 
             Environment:
               GEOLEDGER_STATEMENT_TIMEOUT   seconds to wait for the database's answer to a statement
@@ -44,16 +54,27 @@ enum IngestCommand {
               geoledger ingest fixes.ndjson --rejects rejects.ndjson
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["batch-size", "rejects"], flags: ["quiet"])
+            let arguments = try Arguments(words, options: ["batch-size", "max-item-bytes", "rejects"], flags: ["quiet"])
             guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
                 throw UsageError("say which file to read, or - for standard input")
             }
             let batchSize = try arguments.integer("batch-size", default: StreamIngestor.defaultBatchSize, range: 1...100_000)
                 ?? StreamIngestor.defaultBatchSize
-            return try run(path: path, batchSize: batchSize, rejectsPath: arguments.value("rejects"), quiet: arguments.flag("quiet"))
+            let maximumItemBytes = try arguments.integer(
+                "max-item-bytes", default: SubmissionReader.defaultMaximumItemBytes, range: 1024...maximumItemBytesLimit)
+                ?? SubmissionReader.defaultMaximumItemBytes
+            return try run(
+                path: path, batchSize: batchSize, maximumItemBytes: maximumItemBytes, rejectsPath: arguments.value("rejects"),
+                quiet: arguments.flag("quiet"))
         })
 
-    private static func run(path: String, batchSize: Int, rejectsPath: String?, quiet: Bool) throws -> Int32 {
+    /// The most resident memory an ingest takes at the default batch size, whatever the input and --max-item-bytes:
+    /// see README.md, "The command line", for what makes it up and what was measured.
+    static let memoryCeiling = "768 MB"
+    /// The largest --max-item-bytes: a batch of items that size still keeps an ingest under ``memoryCeiling``.
+    static let maximumItemBytesLimit = 1 << 20
+
+    private static func run(path: String, batchSize: Int, maximumItemBytes: Int, rejectsPath: String?, quiet: Bool) throws -> Int32 {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else { throw CommandError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
@@ -79,7 +100,7 @@ enum IngestCommand {
         let rejects = try rejectsPath.map { try OutputFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
-            SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider,
+            SubmissionReader(fileDescriptor: descriptor, maximumItemBytes: maximumItemBytes), on: connection, decidingOn: decider,
             rejected: { raw, result in try rejects?.appendLine(result.rejectLine(for: raw)) },
             progress: { totals, bytes in
                 // Reject lines of committed batches reach the file even when a later batch fails.

@@ -40,6 +40,27 @@ struct EdgeCaseTests {
         #expect(report.results[1].conflict?.code == "event_id_reused")
     }
 
+    @Test("an eventId resent in upper case is a duplicate of the stored event, either way round")
+    func eventIdCaseIsNotContent() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let lower = UUID(), upper = UUID()
+        let first = try db.ingest([
+            Client.merchantAddressFixed(lower, merchant: "M1"),
+            Client.merchantAddressFixed(upper, merchant: "M2").replacingOccurrences(of: upper.uuidString.lowercased(), with: upper.uuidString),
+        ])
+        #expect(first.results.map(\.status) == [.appended, .appended])
+        let again = try db.ingest([
+            Client.merchantAddressFixed(lower, merchant: "M1").replacingOccurrences(of: lower.uuidString.lowercased(), with: lower.uuidString),
+            Client.merchantAddressFixed(upper, merchant: "M2"),
+        ])
+        #expect(again.results.map(\.status) == [.duplicate, .duplicate], "\(again.results.map { $0.conflict?.message ?? "" })")
+        #expect(again.results.map(\.position) == first.results.map(\.position))
+        // Stored in one spelling, the lower case the answers use.
+        let stored = try db.connection.query("SELECT data->>'eventId' FROM events ORDER BY position").map { try $0.decode(0, as: String.self) }
+        #expect(stored == [lower.uuidString.lowercased(), upper.uuidString.lowercased()])
+    }
+
     @Test("a \\u0000 in any string makes that item invalid, and the rest of the batch is stored")
     func nulCharacterIsOneInvalidItem() throws {
         let db = try IngestionDatabase()
@@ -59,11 +80,11 @@ struct EdgeCaseTests {
         var items: [SubmissionReader.RawItem] = []
         while let item = reader.next() { items.append(item) }
         #expect(items.count == 2)
-        guard case .malformed = items.last?.parsed else {
+        guard case .malformed(let error) = items.last?.parsed else {
             Issue.record("the trailing array was not reported")
             return
         }
-        #expect(String(decoding: items[1].bytes, as: UTF8.self).contains("after the closing ]"))
+        #expect(error.message.contains("content after the closing ] of the JSON array: '[' at line 2"), "\(error.message)")
     }
 
     @Test("white space after the closing ] is fine")

@@ -26,14 +26,14 @@ struct SubmissionReaderTests {
     }
 
     /// The same bytes through a file, as the CLI reads them.
-    func readFile(_ data: Data) throws -> [SubmissionReader.RawItem] {
+    func readFile(_ data: Data, maximumItemBytes: Int = SubmissionReader.defaultMaximumItemBytes) throws -> [SubmissionReader.RawItem] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID()).json").path
         try data.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw Unexpected("cannot open \(path)") }
         defer { close(descriptor) }
-        return readAll(SubmissionReader(fileDescriptor: descriptor))
+        return readBounded(SubmissionReader(fileDescriptor: descriptor, maximumItemBytes: maximumItemBytes), cap: 100_000)
     }
 
     @Test("NDJSON: blank lines and CRLF skipped, each item with the line it is on, a bad line reported by number")
@@ -141,5 +141,140 @@ struct SubmissionReaderTests {
         #expect(readAll(SubmissionReader(data: Data(" \n[ \n ]\n".utf8))).isEmpty)
         #expect(readAll(SubmissionReader(data: Data("[{\"a\":1}]".utf8))).map { json($0) } == [.object(["a": 1])])
         #expect(readAll(SubmissionReader(data: Data()).self).isEmpty)
+    }
+
+    /// At most `cap` items, so that a reader that stops making progress fails the test instead of hanging it.
+    func readBounded(_ reader: SubmissionReader, cap: Int = 100) -> [SubmissionReader.RawItem] {
+        var reader = reader
+        var items: [SubmissionReader.RawItem] = []
+        while items.count < cap, let item = reader.next() { items.append(item) }
+        #expect(items.count < cap, "the reader kept returning items: \(items.prefix(3).map { String(decoding: $0.bytes, as: UTF8.self) })")
+        return items
+    }
+
+    /// The error of an item refused before validation (not JSON, too large, broken structure), or nil.
+    func refusal(_ item: SubmissionReader.RawItem) -> FieldError? {
+        if case .malformed(let error) = item.parsed { return error }
+        return nil
+    }
+
+    static let event = #"{"eventId": "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "type": "TerminalLocated", "terminalId": "T1"}"#
+
+    @Test("a stray } or ] where an array element should be: one item naming it, its line and byte, and the reading ends", arguments: [
+        ("[}", 0, "unexpected '}' at line 1 (byte offset 1)"),
+        ("[\n  ]]", 0, "content after the closing ] of the JSON array: ']' at line 2 (byte offset 5)"),
+        ("[{\"a\":1]}]", 1, "expected ',' or ']' after the element on line 1, found '}' at line 1 (byte offset 8)"),
+        ("[\(event)}]", 1, "expected ',' or ']' after the element on line 1, found '}' at line 1 (byte offset \(event.utf8.count + 1))"),
+        ("[\(event),\n}, \(event)]", 1, "unexpected '}' at line 2 (byte offset \(event.utf8.count + 3))"),
+        ("[\(event),,]", 1, "unexpected ',' at line 1"),
+    ])
+    func strayCloser(text: String, before: Int, message: String) throws {
+        for items in [readBounded(SubmissionReader(data: Data(text.utf8))), try readFile(Data(text.utf8))] {
+            #expect(items.count == before + 1)
+            let error = try #require(items.last.flatMap(refusal))
+            #expect(error.code == "invalid_json")
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test("a UTF-8 byte order mark at the very start is skipped, in NDJSON and in an array")
+    func byteOrderMarkAtTheStart() {
+        let mark = "\u{FEFF}"
+        let ndjson = readBounded(SubmissionReader(data: Data((mark + "{\"a\": 1}\n{\"b\": 2}\n").utf8)))
+        #expect(ndjson.map { json($0) } == [.object(["a": 1]), .object(["b": 2])])
+        let array = readBounded(SubmissionReader(data: Data((mark + "[{\"a\": 1}]").utf8)))
+        #expect(array.map { json($0) } == [.object(["a": 1])])
+    }
+
+    @Test("a byte order mark anywhere else is an item of its own, named with its line")
+    func byteOrderMarkElsewhere() throws {
+        let mark = "\u{FEFF}"
+        let ndjson = readBounded(SubmissionReader(data: Data("{\"a\": 1}\n\(mark){\"b\": 2}\n{\"c\": 3}".utf8)))
+        #expect(ndjson.count == 3)
+        #expect(json(ndjson[0]) == .object(["a": 1]) && json(ndjson[2]) == .object(["c": 3]))
+        let line = try #require(refusal(ndjson[1]))
+        #expect(ndjson[1].line == 2)
+        #expect(line.message.contains("byte order mark (U+FEFF) starts line 2"), "\(line.message)")
+
+        let array = readBounded(SubmissionReader(data: Data("[{\"a\": 1},\n \(mark){\"b\": 2}]".utf8)))
+        #expect(array.count == 2)
+        let element = try #require(array.last.flatMap(refusal))
+        #expect(element.message.contains("byte order mark (U+FEFF) at line 2 (byte offset 12)"), "\(element.message)")
+
+        // Inside one item, the parser names it too.
+        let inside = readBounded(SubmissionReader(data: Data("{\"a\":\(mark)1}".utf8)))
+        #expect(try #require(refusal(inside[0])).message.contains("unexpected byte order mark (U+FEFF) at byte 5"))
+    }
+
+    @Test("an unclosed array, a missing comma and content after the closing ] each say what and where", arguments: [
+        ("[{\"a\": 1},\n{\"b\": 2}\n", 2, "the JSON array is not closed: the input ends at line 3 (byte offset 20)"),
+        ("[{\"a\": 1},\n{\"b\": ", 1, "the input ends inside the element that starts on line 2: the JSON array is not closed"),
+        ("[{\"a\": 1}\n{\"b\": 2}]", 1, "expected ',' or ']' after the element on line 1, found '{' at line 2 (byte offset 10)"),
+        ("[{\"a\": 1}]\n[{\"b\": 2}]", 1, "content after the closing ] of the JSON array: '[' at line 2 (byte offset 11)"),
+        ("[{\"a\": 1},]", 1, "a ',' before the closing ] at line 1 (byte offset 10)"),
+    ])
+    func structuralMessages(text: String, before: Int, message: String) throws {
+        let items = readBounded(SubmissionReader(data: Data(text.utf8)))
+        #expect(items.count == before + 1)
+        #expect(items.prefix(before).allSatisfy { json($0) != nil })
+        let error = try #require(items.last.flatMap(refusal))
+        #expect(error.message.contains(message), "\(error.message)")
+        #expect(!error.message.contains("byte 0"))
+    }
+
+    @Test("NDJSON whose first line is a stray [: the first object, then one item saying where the structure broke")
+    func ndjsonAfterAStrayBracket() throws {
+        let lines = (1...1000).map { "{\"n\": \($0)}" }
+        let items = readBounded(SubmissionReader(data: Data(("[\n" + lines.joined(separator: "\n") + "\n").utf8)))
+        #expect(items.count == 2)
+        #expect(json(items[0]) == .object(["n": 1]))
+        let error = try #require(refusal(items[1]))
+        #expect(items[1].line == 3)
+        #expect(error.message.contains("after the element on line 2, found '{' at line 3"), "\(error.message)")
+        #expect(items[1].bytes.count <= 64)
+    }
+
+    @Test("an item over the size limit is too_large, naming the limit and its line, and the items around it are read")
+    func itemOverTheLimit() throws {
+        let big = "{\"pad\": \"" + String(repeating: "x", count: 3 * Self.chunk) + "\"}"
+        let ndjson = "{\"a\": 1}\n" + big + "\n{\"b\": \"\(String(repeating: "y", count: 980))\"}\n"
+        let array = "[{\"a\": 1},\n" + big + ",\n{\"b\": \"\(String(repeating: "y", count: 980))\"}]"
+        for text in [ndjson, array] {
+            let data = Data(text.utf8)
+            for items in [readBounded(SubmissionReader(data: data, maximumItemBytes: 1000)), try readFile(data, maximumItemBytes: 1000)] {
+                #expect(items.count == 3)
+                #expect(json(items[0]) == .object(["a": 1]))
+                #expect(json(items[2])?["b"]?.stringValue?.count == 980)
+                let error = try #require(refusal(items[1]))
+                #expect(error.code == "too_large")
+                #expect(items[1].line == 2)
+                #expect(error.message.contains("on line 2") || error.message.contains("line 2 is"), "\(error.message)")
+                #expect(error.message.contains("\(big.utf8.count) bytes, over the limit of 1000 bytes"), "\(error.message)")
+                // Only its first bytes are kept, for the rejects.
+                #expect(items[1].bytes.count == SubmissionReader.keptBytes)
+            }
+        }
+    }
+
+    @Test("an item just at the limit is read; one byte over is too_large, within one chunk too")
+    func itemAtTheLimit() throws {
+        let exact = "{\"p\": \"" + String(repeating: "x", count: 991) + "\"}"
+        let over = "{\"p\": \"" + String(repeating: "x", count: 992) + "\"}"
+        #expect(exact.utf8.count == 1000)
+        for text in [exact + "\n" + over + "\n", "[" + exact + ", " + over + "]"] {
+            let items = readBounded(SubmissionReader(data: Data(text.utf8), maximumItemBytes: 1000))
+            #expect(items.count == 2)
+            #expect(json(items[0]) != nil)
+            #expect(refusal(items[1])?.code == "too_large")
+        }
+    }
+
+    @Test("an element too large that runs to the end of the input: too_large, and saying the array is not closed")
+    func tooLargeToTheEnd() throws {
+        let items = readBounded(SubmissionReader(data: Data(("[{\"a\": \"" + String(repeating: "z", count: 5000)).utf8), maximumItemBytes: 1000))
+        #expect(items.count == 1)
+        let error = try #require(refusal(items[0]))
+        #expect(error.code == "too_large")
+        #expect(error.message.contains("the JSON array is not closed"))
     }
 }

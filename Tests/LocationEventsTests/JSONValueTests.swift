@@ -110,8 +110,28 @@ struct JSONParserTests {
         #expect(try parse("\"上海市黄浦区\"") == .string("上海市黄浦区"))
     }
 
-    @Test func duplicateKeysKeepTheLastValue() throws {
-        #expect(try parse(#"{"a":1,"a":2}"#) == .object(["a": .number(2)]))
+    @Test("an object naming a member twice is refused, naming its path (I-JSON, RFC 7493)", arguments: [
+        (#"{"lat":91,"lat":31.2}"#, "lat"),
+        (#"{"fix":{"lat":91,"lon":1,"lat":31.2}}"#, "fix.lat"),
+        (#"{"fix":{"address":{"city":"a","city":"b"}}}"#, "fix.address.city"),
+        (#"{"a":[1,{"b":1},{"c":1,"c":2}]}"#, "a[2].c"),
+        (#"[[{"x":1,"x":1}]]"#, "[0][0].x"),
+        ("{" + (0..<100).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}", "k7"),
+    ])
+    func duplicateKeysAreRefused(text: String, path: String) {
+        #expect(throws: JSONValueError.duplicateKey(path: path)) { try parse(text) }
+    }
+
+    @Test("errors name the byte found where it does not belong, and where", arguments: [
+        ("{\"a\":1]", "expected ',' or '}', found ']' at byte 6"),
+        ("\u{FEFF}{}", "unexpected byte order mark (U+FEFF) at byte 0"),
+        ("[1,\u{0}]", "unexpected NUL byte at byte 3"),
+        ("{} x", "expected the end of the JSON value, found 'x' at byte 3"),
+        ("[tru]", "unexpected ']' at byte 4"),
+        ("{\"a\"", "expected ':', found end of input at byte 4"),
+    ])
+    func errorsNameTheByte(text: String, message: String) {
+        #expect(throws: JSONValueError.malformed(message)) { try parse(text) }
     }
 
     @Test func whitespaceAroundEverything() throws {

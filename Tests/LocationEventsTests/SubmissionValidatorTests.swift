@@ -69,6 +69,49 @@ import Testing
         #expect(failure.errors.map(\.field) == [""])
     }
 
+    @Test func aMemberNamedTwiceIsADuplicateKeyNeverAValue() {
+        let text = #"{"eventId": "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "type": "TerminalLocated", "terminalId": "T1", "# +
+            #""fix": {"lat": 91, "lon": 121.4, "horizontalAccuracy": 35, "provider": "amap", "# +
+            #""capturedAt": "2026-11-29T10:00:00+08:00", "lat": 31.2}}"#
+        guard case .failure(let failure) = validator.validate(Data(text.utf8), now: now) else {
+            Issue.record("accepted a member named twice")
+            return
+        }
+        #expect(failure.errors.map { "\($0.field) \($0.code)" } == ["fix.lat duplicate_key"])
+    }
+
+    @Test("a member the format does not have is refused at every level, each one named by its path", arguments: [
+        ("foo", "foo"), ("fix.foo", "fix.foo"), ("fix.address.floor", "fix.address.floor"), ("actor.token", "actor.token"),
+        ("terminalId", "terminalId"), ("fix.Lat", "fix.Lat"), ("fix.address.adcode2", "fix.address.adcode2"),
+    ])
+    func unknownMembersAreRefused(path: String, field: String) {
+        #expect(pairs(merchant(path, .string("x"))) == ["\(field) unknown_field"])
+        // Even null: what is stored must be what the format defines.
+        #expect(pairs(merchant(path, .null)) == ["\(field) unknown_field"])
+    }
+
+    @Test func everyUnknownMemberIsNamed() {
+        let value = merchant("x1", .number(1)).setting("x2", .number(2)).setting("fix.y", .bool(true)).setting("actor.z", .null)
+        #expect(Set(pairs(value)) == ["x1 unknown_field", "x2 unknown_field", "fix.y unknown_field", "actor.z unknown_field"])
+        #expect(errors(merchant("fix.y", .number(1))).first?.message == "a fix has no member y")
+    }
+
+    @Test("each type knows its own members: another type's id is unknown", arguments: EventType.allCases)
+    func anotherTypesMembersAreUnknown(type: EventType) {
+        let foreign = type == .visitRecorded ? "reason" : "visitorId"
+        let value = SubmissionFixtures.submission(type).setting(foreign, .string("S1"))
+        #expect(pairs(value) == ["\(foreign) unknown_field"])
+    }
+
+    @Test func thousandsOfUnknownMembersGiveAShortAnswer() {
+        var value = merchant("fix.address", .object([:]))
+        for n in 0..<5000 { value = value.setting("fix.address.m\(n)", .number(1)) }
+        let found = errors(value)
+        #expect(found.count == 21)
+        #expect(found.prefix(20).allSatisfy { $0.code == "unknown_field" && $0.field.hasPrefix("fix.address.m") })
+        #expect(found.last?.field == "fix.address" && found.last?.message == "an address has 4980 more unknown members")
+    }
+
     @Test func missingType() {
         #expect(pairs(merchant("type", nil)) == ["type required"])
     }
