@@ -18,6 +18,9 @@ public struct IngestTotals: Sendable, Equatable {
     /// Every item was stored, now or before.
     public var allStored: Bool { conflict == 0 && invalid == 0 }
 
+    /// `1 item`, `2 items`: the count of items for a message.
+    public var itemCount: String { items == 1 ? "1 item" : "\(items) items" }
+
     mutating func add(_ report: IngestReport) {
         items += report.results.count
         appended += report.count(.appended)
@@ -182,7 +185,7 @@ public struct IngestStopped: Error, CustomStringConvertible {
     public var description: String {
         let before = committed.items == 0
             ? "nothing before it was committed"
-            : "\(committed.items) items before it were committed (appended \(committed.appended), duplicate "
+            : "\(committed.itemCount) before it \(committed.items == 1 ? "was" : "were") committed (appended \(committed.appended), duplicate "
                 + "\(committed.duplicate), conflict \(committed.conflict), invalid \(committed.invalid))"
         return "ingest stopped: \(cause); \(before); re-running the same input is safe"
     }

@@ -109,7 +109,7 @@ enum IngestCommand {
             })
         try rejects?.finish()
         progress.finish()
-        let summary = "appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.items) items in \(progress.elapsedText))"
+        let summary = "appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.itemCount) in \(progress.elapsedText))"
         let head = totals.head.map { "head=\($0)" }
         if rejectsPath == "-" {
             // Standard output holds the rejects and nothing else.

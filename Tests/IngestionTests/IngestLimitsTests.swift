@@ -59,7 +59,7 @@ struct IngestLimitsTests {
         // Holding the line would take more than its 200 MB.
         try expectBounded(
             "\"$GEOLEDGER\" ingest '\(input.path)' --quiet --rejects '\(folder.path)/rejects' > '\(out)'", db, notHolding: 150_000_000)
-        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 0, duplicate 0, conflict 0, invalid 1 (1 items"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 0, duplicate 0, conflict 0, invalid 1 (1 item in"))
         let rejects = try String(contentsOfFile: folder.path + "/rejects", encoding: .utf8)
         #expect(rejects.contains(#""code":"too_large""#) && rejects.contains("line 1 is \(lineBytes) bytes, over the limit of 65536 bytes"), "\(rejects.prefix(300))")
         #expect(rejects.utf8.count < 4096, "the rejects keep only the item's first bytes")
@@ -74,7 +74,7 @@ struct IngestLimitsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out").path
         try expectBounded("head -c 1G /dev/zero | \"$GEOLEDGER\" ingest - --quiet > '\(out)'", db, notHolding: 150_000_000)
-        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 0, duplicate 0, conflict 0, invalid 1 (1 items"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 0, duplicate 0, conflict 0, invalid 1 (1 item in"))
         #expect(try db.count("SELECT count(*) FROM events") == 0)
     }
 
@@ -89,7 +89,7 @@ struct IngestLimitsTests {
         try Data(("[\n" + lines.joined(separator: "\n") + "\n").utf8).write(to: input)
         let out = folder.appendingPathComponent("out").path
         try expectBounded("\"$GEOLEDGER\" ingest '\(input.path)' --quiet --rejects '\(folder.path)/rejects' > '\(out)'", db)
-        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 1, duplicate 0, conflict 0, invalid 1 (2 items"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("appended 1, duplicate 0, conflict 0, invalid 1 (2 items in"))
         let rejects = try String(contentsOfFile: folder.path + "/rejects", encoding: .utf8)
         #expect(rejects.contains("expected ',' or ']' after the element on line 2, found '{' at line 3"), "\(rejects)")
         #expect(try db.count("SELECT count(*) FROM events") == 1)
@@ -113,7 +113,7 @@ struct IngestLimitsTests {
         let out = folder.appendingPathComponent("out").path
         try expectBounded("\"$GEOLEDGER\" ingest '\(input.path)' --quiet > '\(out)'", db)
         #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(
-            "appended 0, duplicate 0, conflict 0, invalid \(invalid) (\(invalid) items"))
+            "appended 0, duplicate 0, conflict 0, invalid \(invalid) (\(invalid) item\(invalid == 1 ? "" : "s") in "))
         #expect(try Data(contentsOf: input) == bytes, "the input is untouched")
         #expect(try db.count("SELECT count(*) FROM events") == 0)
     }
