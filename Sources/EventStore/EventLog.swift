@@ -156,20 +156,24 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    /// COPY: the fastest way into the table (see the bulk measurements in the README). The columns known before
-    /// the append were rendered with each event; only position, version, time and the hashes are added here.
+    /// COPY: the fastest way into the table (see the bulk measurements in the README), in binary, which the server
+    /// reads without unescaping text or parsing numbers, uuids, times and hex (`data` and `metadata` are still checked
+    /// as JSON, as in text). The columns known before the append were rendered with each event; only position,
+    /// version, time and the hashes are added here.
     func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
         guard !plan.appended.isEmpty else { return }
-        let recordedAt = plan.recordedAt.date.postgresText
         try connection.copyFrom(
-            "COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash, log_hash) FROM STDIN"
+            """
+            COPY events (event_id, stream, type, data, metadata, position, version, recorded_at, hash, log_hash)
+            FROM STDIN WITH (FORMAT binary)
+            """, format: .binary
         ) { writer in
             for event in plan.appended {
                 try writer.row { row in
                     row.append(events[event.index].rendered.copyColumns)
                     row.integer(event.position)
                     row.integer(event.version)
-                    row.text(recordedAt)
+                    row.timestamp(microsecondsSince1970: plan.recordedAt.microseconds)
                     row.bytea(event.hash)
                     row.bytea(event.logHash)
                 }

@@ -40,15 +40,15 @@ public struct NewEvent: Sendable, Equatable {
 
 /// The parts of an event's stored row and canonical bytes that do not depend on where it is appended.
 struct RenderedEvent: Sendable, Equatable {
-    /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`).
+    /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`), in binary.
     let copyColumns: CopyRow
     /// Parts of the canonical bytes (see ``EventHash``): the event id's member, and from the stream to the version.
     let eventIdMember: [UInt8]
     let canonicalTail: [UInt8]
 
     init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
-        var columns = CopyRow()
-        columns.text(eventId.lowercasedText)
+        var columns = CopyRow(format: .binary)
+        columns.uuid(eventId)
         columns.text(stream)
         columns.text(type)
         columns.bytes(data)

@@ -26,6 +26,35 @@ struct AppendTests {
         #expect(try store.readAll(after: 1, limit: 2, on: connection).map(\.position) == [2, 3])
     }
 
+    @Test("the log stores each event's id, stream, type, data and metadata byte for byte, and the time it hashed")
+    func storedAsAppended() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        // What text COPY would have to escape (backslash, tab, newline, carriage return; in JSON, as white space
+        // between tokens), quotes, and UTF-8 beyond ASCII: in data, in metadata, in the stream and the type.
+        let awkward = NewEvent(
+            eventId: UUID(uuidString: "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40")!, stream: "m-\\\t\n\r\"é", type: "T\\\t",
+            data: Data(#"{"a":"\\ \t \n \r \" é 😀 \u0001","b":[1,2.5,-3e-7]}"#.utf8),
+            metadata: Data("{\"m\":\"\\\\\",\t\"t\":\n\"x\"\r}".utf8))
+        let events = [awkward, event("a-1", 1)]
+        let answer = try store.append(events, on: connection)
+        #expect(answer.results.map(\.isAppended) == [true, true])
+
+        let stored = try store.readAll(after: 0, limit: 10, on: connection)
+        #expect(stored.map(\.eventId) == events.map(\.eventId))
+        #expect(stored.map(\.stream) == events.map(\.stream))
+        #expect(stored.map(\.type) == events.map(\.type))
+        #expect(stored.map(\.data) == events.map(\.data))
+        #expect(stored.map(\.metadata) == events.map(\.metadata))
+        let text = try connection.query("SELECT event_id::text FROM events ORDER BY position").map { try $0.decode(0, as: String.self) }
+        #expect(text.first == "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40")
+        // The stored time, position, version and hashes are those the chain was computed with.
+        let report = try Verifier().verify(on: connection)
+        #expect(report.firstBrokenLink == nil)
+        #expect(report.head == answer.head)
+    }
+
     @Test("expected version: no stream, exact, and the conflict that names the stream's version")
     func expectedVersion() throws {
         let database = try TestDatabase.create()
