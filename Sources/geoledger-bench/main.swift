@@ -29,8 +29,11 @@ let usage = """
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
       --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
-    Option of all and ingest:
+    Options of all and ingest:
       --pairs N        ingest-against-COPY pairs (default 3)
+      --statements     after each ingest and each COPY, a line per statement that pg_stat_statements
+                       recorded: its share of the statement time, and per event its time, shared blocks
+                       hit and dirtied, WAL records and bytes (the server must load pg_stat_statements)
 
     The RESULT line: RESULT ingest_vs_copy=R http_events_per_s=n/a copy_events_per_s=N fsync=...
     synchronous_commit=... full_page_writes=..., where R and N are the medians of the pairs.
@@ -61,8 +64,8 @@ func emit(_ line: String) {
 }
 
 /// The command's options, with at most `positionals` arguments besides them.
-func parse(_ words: [String], options: Set<String> = [], positionals: Int = 0) throws -> Arguments {
-    let arguments = try Arguments(words, options: options)
+func parse(_ words: [String], options: Set<String> = [], flags: Set<String> = [], positionals: Int = 0) throws -> Arguments {
+    let arguments = try Arguments(words, options: options, flags: flags)
     if arguments.positionals.count > positionals {
         throw UsageError("unexpected argument '\(arguments.positionals[positionals])'")
     }
@@ -96,10 +99,10 @@ do {
         let counts = try IngestBench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
     case "ingest":
-        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
+        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         _ = try IngestBench.run(server: .fromEnvironment(), options: options)
     case "all":
-        let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names))
+        let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         report(RegionBench.run(geoledgerPath: nil))
         report(JSONBench.run())
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))

@@ -43,4 +43,25 @@ struct BenchIngestTests {
         #expect(values("ingest_vs_copy_median").compactMap(Double.init) == [sorted[1]])
         #expect(values("replay_events") == ["300"])
     }
+
+    @Test("--statements: a line per statement of the ingest and of the COPY, or without pg_stat_statements loaded, exit 1 saying what to load")
+    func statements() throws {
+        let database = try TestDatabase.create(migrated: false)
+        defer { database.drop() }
+        let outcome = try GeoledgerProcess.run(
+            ["ingest", "--events", "300", "--pairs", "1", "--statements"], environment: ["DATABASE_URL": database.url],
+            executable: GeoledgerProcess.benchBinary)
+        if outcome.status == 0 {
+            let lines = outcome.stdout.split(separator: "\n")
+            let ingest = lines.filter { $0.hasPrefix("ingest_statement=share ") }
+            let copy = lines.filter { $0.hasPrefix("copy_statement=share ") }
+            #expect(ingest.contains { $0.contains("| COPY events (") }, "\(ingest)")
+            #expect(ingest.contains { $0.contains("| COPY projections.fixes (") }, "\(ingest)")
+            #expect(copy.first?.contains("| COPY events_copy (") == true, "\(copy)")
+        } else {
+            #expect(outcome.status == 1)
+            #expect(outcome.stderr.contains("shared_preload_libraries = 'pg_stat_statements'"), "\(outcome.stderr)")
+            #expect(!outcome.stdout.contains("ingest_appended="))
+        }
+    }
 }
