@@ -41,7 +41,8 @@ let package = Package(
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "IngestionTests",
             dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
