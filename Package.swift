@@ -21,6 +21,8 @@ let package = Package(
 
         // Infrastructure: knows nothing of locations.
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
+        .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
 
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
@@ -46,6 +48,7 @@ let package = Package(
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
+        .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
