@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "geoledger",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Mutex and Atomic (Synchronization)
     products: [
         .executable(name: "geoledger", targets: ["geoledger"]),
     ],
@@ -35,7 +35,7 @@ let package = Package(
                 .copy("0004_log_head.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "Migrations"]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo"]),
+        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion"]),
 
