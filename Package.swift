@@ -15,12 +15,15 @@ let package = Package(
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
 
+        // Dates of the Gregorian calendar as day counts, for the time stamp readers and writers above it.
+        .target(name: "CivilCalendar"),
+
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
-        .target(name: "LocationEvents", dependencies: ["Geo"]),
+        .target(name: "LocationEvents", dependencies: ["Geo", "CivilCalendar"]),
 
         // Infrastructure: knows nothing of locations.
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // Options and usage errors, for both executables.
@@ -40,10 +43,11 @@ let package = Package(
         .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
-        .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
+        .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
         .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
