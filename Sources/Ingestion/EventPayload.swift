@@ -5,7 +5,7 @@ import LocationEvents
 import Postgres
 import Projections
 
-/// How a location event is stored: `data` is the submission as sent (canonical JSON, without
+/// How a location event is stored: `data` is the submission in canonical JSON (the members sent, without
 /// `expectedVersion`, which is a condition of the write and not part of the event); `metadata` is what the
 /// server read and computed, under a schema version so that later versions can read it.
 ///
