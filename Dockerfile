@@ -5,6 +5,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libss
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Migrations ./Migrations
 COPY Tests ./Tests
 RUN swift build -c release --product geoledger \
     && mkdir -p /out && cp .build/release/geoledger /out/ && cp -R .build/release/*.resources /out/

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "geoledger",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Mutex and Atomic (Synchronization)
     products: [
         .executable(name: "geoledger", targets: ["geoledger"]),
     ],
@@ -15,12 +15,17 @@ let package = Package(
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
 
+        // Dates of the Gregorian calendar as day counts, for the time stamp readers and writers above it.
+        .target(name: "CivilCalendar"),
+
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
-        .target(name: "LocationEvents", dependencies: ["Geo"]),
+        .target(name: "LocationEvents", dependencies: ["Geo", "CivilCalendar"]),
 
         // Infrastructure: knows nothing of locations.
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
+        // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
+        .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
@@ -29,24 +34,35 @@ let package = Package(
         .target(name: "CSVInput"),
 
         // Application.
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo", "Output"]),
+        // The SQL files the migrator applies, in name order; each new file is also listed here, as a resource.
+        .target(
+            name: "Migrations", path: "Migrations",
+            resources: [
+                .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
+                .copy("0004_log_head.sql"),
+            ]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "Migrations"]),
+        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Output"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
-        .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
+        .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
         .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
+        .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "IngestionTests",
             dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
