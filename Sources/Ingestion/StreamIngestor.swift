@@ -52,7 +52,8 @@ public struct StreamIngestor {
     static let decidedAhead = 1
 
     /// - Parameters:
-    ///   - reader: the input; consumed on a thread of its own.
+    ///   - reader: the input; consumed on a thread of its own, which is done with it when this returns, so that the
+    ///     caller may close its file descriptor then. Stopped early, it reads no more, even of a pipe that stays open.
     ///   - connection: where the batches are written.
     ///   - decidingOn: a second connection to the same database on the same server, outside any transaction, on
     ///     which batches are decided ahead of writing them; should anyone else append meanwhile, the batches from
@@ -66,18 +67,25 @@ public struct StreamIngestor {
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
         progress: (IngestTotals, Int) throws -> Void = { _, _ in }
     ) throws -> IngestTotals {
+        let readStop: ReadStop
+        do {
+            readStop = try ReadStop()
+        } catch {
+            throw IngestStopped(cause: error, committed: IngestTotals())
+        }
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
         let underLock = LockedFlag()
-        let readerDone = startReading(reader, into: read)
+        let readerDone = startReading(reader, into: read, stoppedBy: readStop)
         let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
             read.cancel()
             decided.cancel()
-            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
-            // never ends is given a few seconds, then left to fail on the closed descriptor. The decider, at most
-            // one query from done, is waited for: its connection is the caller's to close.
-            _ = readerDone.wait(timeout: .now() + 5)
+            // Both threads are waited for: the input and the decider's connection are the caller's to close once
+            // this returns. A reader waiting for more of a pipe that stays open is woken by the stop; the decider is
+            // at most one query from done.
+            readStop.stop()
+            readerDone.wait()
             deciderDone?.wait()
         }
 
@@ -111,13 +119,16 @@ public struct StreamIngestor {
     }
 
     /// Reads, parses and prepares batches on a thread of its own.
-    private func startReading(_ reader: SubmissionReader, into queue: BatchQueue<ReadBatch>) -> DispatchSemaphore {
+    private func startReading(
+        _ reader: SubmissionReader, into queue: BatchQueue<ReadBatch>, stoppedBy stop: ReadStop
+    ) -> DispatchSemaphore {
         let service = self.service
         let batchSize = self.batchSize
         let input = reader
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             var reader = input
+            reader.stop = stop
             while !queue.isCancelled {
                 var raw: [SubmissionReader.RawItem] = []
                 while raw.count < batchSize, let item = reader.next() { raw.append(item) }

@@ -30,6 +30,8 @@ public struct SubmissionReader: Sendable {
     public private(set) var format = Format.undecided
     /// Bytes read from the input so far.
     private var bytesRead = 0
+    /// When set, a read of a file descriptor waits for input or for the stop; stopped, reading ends with an error.
+    var stop: ReadStop?
 
     /// Bytes of the input taken up by the items returned so far, for progress.
     public var bytesConsumed: Int { bytesRead - (buffer.count - start) }
@@ -170,7 +172,7 @@ public struct SubmissionReader: Sendable {
         case .file(let descriptor):
             var read: Int
             repeat {
-                read = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+                read = chunk.withUnsafeMutableBytes { ReadStop.read(descriptor, into: $0, unless: stop) }
             } while read < 0 && errno == EINTR
             if read < 0 { readError = String(cString: strerror(errno)) }
             count = read
