@@ -75,7 +75,7 @@ public struct StreamIngestor {
         }
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
-        let underLock = LockedFlag()
+        let underLock = Flag()
         let readerDone = startReading(reader, into: read, stoppedBy: readStop)
         let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
@@ -149,7 +149,7 @@ public struct StreamIngestor {
     /// appended); from then on passes them on undecided. A failure to decide is passed on for the writer to throw.
     private func startDeciding(
         _ read: BatchQueue<ReadBatch>, into decided: BatchQueue<PlannedBatch>, on connection: Connection,
-        unless underLock: LockedFlag
+        unless underLock: Flag
     ) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -209,10 +209,10 @@ private struct PlannedBatch: Sendable {
 }
 
 /// Set once, seen from any thread.
-private final class LockedFlag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
+private final class Flag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
 
 /// A bounded hand-over between two stages.
