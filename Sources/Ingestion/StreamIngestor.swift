@@ -12,6 +12,11 @@ public struct IngestTotals: Sendable, Equatable {
     public var invalid = 0
     /// The log's head after the last batch (when it appended nothing, the head the log had); nil before any.
     public var head: LogHead?
+    /// Batches decided ahead on the second connection and written as decided.
+    public var batchesDecidedAhead = 0
+    /// Batches decided under the append lock: every batch without a second connection; with one, every batch from the
+    /// first that found, when it came to be written, that someone else had appended since it was decided.
+    public var batchesDecidedUnderLock = 0
 
     public init() {}
 
@@ -104,6 +109,7 @@ public struct StreamIngestor {
                 }
                 let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
                 totals.add(answered)
+                if report != nil { totals.batchesDecidedAhead += 1 } else { totals.batchesDecidedUnderLock += 1 }
                 for index in answered.results.indices where answered.results[index].status.isRejection {
                     try rejected(batch.read.raw[index], answered.results[index])
                 }
