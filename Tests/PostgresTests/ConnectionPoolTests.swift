@@ -97,13 +97,20 @@ import Testing
         defer { pool.close() }
         let release = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
+        let holderFailure = Mutex<String?>(nil)
         Thread {
-            _ = try? pool.withConnection { _ in
+            do {
+                try pool.withConnection { _ in
+                    holding.signal()
+                    release.wait()
+                }
+            } catch {
+                holderFailure.withLock { $0 = "\(error)" }
                 holding.signal()
-                release.wait()
             }
         }.start()
         holding.wait()
+        try #require(holderFailure.withLock { $0 } == nil)
         let error = try #require(throws: PostgresError.self) { try pool.withConnection { _ in } }
         #expect(error.kind == .pool)
         release.signal()

@@ -131,7 +131,8 @@ import Testing
         let connection = try TestDatabase.connect()
         let error = try #require(throws: PostgresError.self) {
             try connection.transaction { connection in
-                _ = try? connection.query("SELECT 1/0")
+                // Caught here, so that the body returns normally and COMMIT meets the failed transaction.
+                #expect(throws: PostgresError.self) { try connection.query("SELECT 1/0") }
             }
         }
         #expect(error.kind == .transaction)
