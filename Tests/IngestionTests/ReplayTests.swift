@@ -52,9 +52,9 @@ struct ReplayTests {
         let replayRuns = DispatchSemaphore(value: 0)
         let appended = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<Int64, any Error> = .success(0)
+        let outcome = Mutex<Result<Int64, any Error>?>(nil)
         Thread.detachNewThread {
-            outcome = Result {
+            let result = Result {
                 try Replayer(chunkSize: 1, workers: 2).replay(configuration) { _, head in
                     guard firstChunk.exchange(false, ordering: .relaxed) else { return }
                     startHead.store(head, ordering: .relaxed)
@@ -62,6 +62,7 @@ struct ReplayTests {
                     _ = appended.wait(timeout: .now() + 30)
                 }
             }
+            outcome.withLock { $0 = result }
             replayRuns.signal()  // should it fail before its first chunk
             finished.signal()
         }
@@ -73,7 +74,7 @@ struct ReplayTests {
             try writer.ingest(Array(workload[half...]), batchSize: 3)
         }
         finished.wait()
-        let replayed = try outcome.get()
+        let replayed = try #require(outcome.withLock { $0 }).get()
         let after = try db.count("SELECT count(*) FROM events")
 
         // It started from the first half, and caught up, under the lock, everything the writer appended meanwhile.
