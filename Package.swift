@@ -37,9 +37,10 @@ let package = Package(
 
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
-        .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
+        .target(name: "DatabaseTestSupport", dependencies: ["PostgresTestSupport", "EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     @Test("a second thread calling in while another is inside a transaction stops the program, saying why")
     func twoThreadsAtOnce() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let connection = try TestDatabase.connect()
+            let connection = try TestDatabase.connectToServer()
             let inside = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 do {
@@ -34,7 +35,7 @@ import Testing
 
     @Test("one thread after another may use a connection, and a transaction's body may query on it")
     func oneThreadAfterAnother() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         defer { connection.close() }
         let answers = Mutex<[Int]>([])
         let failures = Mutex<[String]>([])
