@@ -55,6 +55,8 @@ public struct SubmissionReader: Sendable {
     private var lastElementLine = 0
     /// Bytes read from the input so far.
     private var bytesRead = 0
+    /// When set, a read of a file descriptor waits for input or for the stop; stopped, reading ends with an error.
+    var stop: ReadStop?
 
     /// Bytes of the input taken up by the items returned so far, for progress.
     public var bytesConsumed: Int { bytesRead - (buffer.count - start) }
@@ -292,7 +294,7 @@ public struct SubmissionReader: Sendable {
         switch source {
         case .file(let descriptor):
             repeat {
-                count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+                count = chunk.withUnsafeMutableBytes { ReadStop.read(descriptor, into: $0, unless: stop) }
             } while count < 0 && errno == EINTR
             if count < 0 { readError = String(cString: strerror(errno)) }
         case .memory(let data):

@@ -10,6 +10,10 @@ extension Connection {
     /// - Returns: the number of rows the server stored.
     @discardableResult
     public func copyFrom(_ copySQL: String, format: CopyFormat = .text, _ write: (CopyWriter) throws -> Void) throws -> Int {
+        try exclusively { try copying(copySQL, format: format, write) }
+    }
+
+    private func copying(_ copySQL: String, format: CopyFormat, _ write: (CopyWriter) throws -> Void) throws -> Int {
         guard let start = try exec(copySQL, kind: .copy, { conn in PQsendQuery(conn, copySQL) }) else {
             throw error(from: nil, query: copySQL, kind: .copy)
         }
@@ -83,15 +87,17 @@ extension Connection {
     /// Hands `bytes` of COPY data to libpq and sends them on, waiting within the timeout while the server does not
     /// take them: in non-blocking mode libpq would otherwise buffer without bound.
     func sendCopyData(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        let queued = try whenRoom(query: nil) { conn in
-            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                PQputCopyData(conn, $0, Int32(bytes.count))
+        try exclusively {
+            let queued = try whenRoom(query: nil) { conn in
+                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    PQputCopyData(conn, $0, Int32(bytes.count))
+                }
             }
+            guard queued == 1 else {
+                let message = configuration.redact(Self.errorMessage(try handle()))
+                throw PostgresError(.copy, "could not send COPY data: \(message)")
+            }
+            try flushOutput(query: nil)
         }
-        guard queued == 1 else {
-            let message = configuration.redact(Self.errorMessage(try handle()))
-            throw PostgresError(.copy, "could not send COPY data: \(message)")
-        }
-        try flushOutput(query: nil)
     }
 }
