@@ -17,39 +17,42 @@ let package = Package(
 
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
-        .target(name: "LocationEvents", dependencies: ["Geo"]),
+        .target(name: "LocationEvents", dependencies: ["Geo", "JSON"]),
 
         // Infrastructure: knows nothing of locations.
+        // JSON read strictly (RFC 8259, I-JSON), written canonically, read in part by paths.
+        .target(name: "JSON"),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
-        .target(name: "Output"),
+        .target(name: "Output", dependencies: ["JSON"]),
         // CSV points read from standard input, in bounded memory.
         .target(name: "CSVInput"),
 
         // Application.
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo", "Output"]),
-        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON"], resources: [.copy("Migrations")]),
+        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Geo", "Output"]),
+        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
-        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
+        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
