@@ -20,16 +20,18 @@ let package = Package(
 
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
-        .target(name: "LocationEvents", dependencies: ["Geo", "CivilCalendar"]),
+        .target(name: "LocationEvents", dependencies: ["Geo", "JSON", "CivilCalendar"]),
 
         // Infrastructure: knows nothing of locations.
+        // JSON read strictly (RFC 8259, I-JSON), written canonically, read in part by paths.
+        .target(name: "JSON"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
-        .target(name: "Output"),
+        .target(name: "Output", dependencies: ["JSON"]),
         // CSV points read from standard input, in bounded memory.
         .target(name: "CSVInput"),
 
@@ -41,32 +43,33 @@ let package = Package(
                 .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
                 .copy("0004_log_head.sql"),
             ]),
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "Migrations"]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Output"]),
-        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
+        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
+        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
         .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
         .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
-        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
+        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["PostgresTestSupport", "EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import Geo
+import JSON
 import LocationEvents
 import Postgres
 import Projections

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Geo
 import Ingestion
+import JSON
 import LocationEvents
 import Projections
 import Testing
