@@ -23,6 +23,8 @@ let package = Package(
 
         // Infrastructure: knows nothing of locations.
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
