@@ -11,11 +11,11 @@ final class RawClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    struct Failure: Error, CustomStringConvertible {
+    struct Failure: Error, Sendable, CustomStringConvertible {
         let description: String
     }
 
-    struct Response {
+    struct Response: Sendable {
         let status: Int
         let headers: HTTPHeaders
         let body: [UInt8]

@@ -7,17 +7,6 @@ import Testing
 import Glibc
 #endif
 
-/// Runs `body` on a thread of its own (stopping blocks), and returns how long it took.
-func timedOnThread(_ body: @escaping @Sendable () -> Void) async -> Duration {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            let started = ContinuousClock.now
-            body()
-            continuation.resume(returning: ContinuousClock.now - started)
-        }
-    }
-}
-
 /// Stopping: no new connections, requests in progress finish, then the server is gone.
 @Suite struct ShutdownTests {
     /// A handler that says when it started and when it is about to answer, and takes `duration` in between.
@@ -32,30 +21,62 @@ func timedOnThread(_ body: @escaping @Sendable () -> Void) async -> Duration {
         return router
     }
 
+    /// Sends `GET path` on a thread of its own; `wait()` gives the response.
+    final class PendingRequest: Sendable {
+        private let outcome = Mutex<Result<RawClient.Response, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(port: Int, _ path: String) {
+            Thread.detachNewThread { [self] in
+                let result = Result { try request(port: port, "GET", path) }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }
+        }
+
+        func wait() throws -> RawClient.Response {
+            guard done.wait(timeout: .now() + 20) == .success else { throw RawClient.Failure(description: "no response in 20 s") }
+            return try outcome.withLock { $0! }.get()
+        }
+    }
+
     @Test func stopLetsAnInFlightRequestFinishAndRefusesNewConnections() async throws {
         let port = TestPort.base + 40
-        let started = Flag(), finished = Flag(), finishedBeforeStopReturned = Flag()
+        let started = Flag(), finished = Flag()
         let server = try HTTPServer.start(
             HTTPServer.Configuration(host: "127.0.0.1", port: port),
             router: Self.slowRouter(started: started, finished: finished, duration: .seconds(2)))
-        let request = Task { try await fetch(port: port, "/slow") }
-        #expect(await eventually { started.isSet })
-        let stopping = Task {
-            await timedOnThread {
-                server.stop(gracePeriod: .seconds(5))
+        let outcome = try await onThread {
+            let pending = PendingRequest(port: port, "/slow")
+            let handlerStarted = eventually { started.isSet }
+            let stopped = DispatchSemaphore(value: 0)
+            let stopTook = Mutex(Duration.zero)
+            let finishedBeforeStopReturned = Flag()
+            Thread.detachNewThread {
+                let begin = ContinuousClock.now
+                server.stop(gracePeriod: .seconds(10))
                 if finished.isSet { finishedBeforeStopReturned.set() }
+                stopTook.withLock { $0 = ContinuousClock.now - begin }
+                stopped.signal()
             }
+            // The listening socket goes while the handler still runs.
+            let refusedWhileRunning = eventually(within: .seconds(3)) { !RawClient.isListening(port: port) } && !finished.isSet
+            let response = try pending.wait()
+            let stopReturned = stopped.wait(timeout: .now() + 20) == .success
+            return (
+                handlerStarted: handlerStarted, refusedWhileRunning: refusedWhileRunning, response: response,
+                stopReturned: stopReturned, stopTook: stopTook.withLock { $0 },
+                finishedBeforeStopReturned: finishedBeforeStopReturned.isSet, listeningAfter: RawClient.isListening(port: port))
         }
-        // The listening socket goes while the handler still runs.
-        #expect(await eventually(within: .seconds(3)) { !RawClient.isListening(port: port) })
-        #expect(!finished.isSet)
-        let response = try await request.value
-        #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self) == "done")
-        #expect(response.headers["Connection"] == "close")
-        #expect(await stopping.value < .seconds(5))
-        #expect(finishedBeforeStopReturned.isSet)
-        #expect(!RawClient.isListening(port: port))
+        #expect(outcome.handlerStarted)
+        #expect(outcome.refusedWhileRunning)
+        #expect(outcome.response.status == 200)
+        #expect(outcome.response.text == "done")
+        #expect(outcome.response.headers["Connection"] == "close")
+        #expect(outcome.stopReturned)
+        #expect(outcome.stopTook < .seconds(10))
+        #expect(outcome.finishedBeforeStopReturned)
+        #expect(!outcome.listeningAfter)
     }
 
     @Test func requestsStillRunningAtTheDeadlineAre503() async throws {
@@ -65,19 +86,24 @@ func timedOnThread(_ body: @escaping @Sendable () -> Void) async -> Duration {
         var router = Router()
         router.get("/stuck") { _ in
             started.set()
-            _ = release.wait(timeout: .now() + 10)
+            _ = release.wait(timeout: .now() + 20)
             return HTTPResponse(body: Array("late".utf8))
         }
         let server = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: router)
-        let request = Task { try await fetch(port: port, "/stuck") }
-        #expect(await eventually { started.isSet })
-        let stopTook = await timedOnThread { server.stop(gracePeriod: .milliseconds(300)) }
-        release.signal()
-        let response = try await request.value
-        #expect(response.status == 503)
-        #expect(try errorObject(response.body)["code"] == "shutting_down")
-        #expect(stopTook >= .milliseconds(300))
-        #expect(stopTook < .seconds(2))
+        let outcome = try await onThread {
+            let pending = PendingRequest(port: port, "/stuck")
+            let handlerStarted = eventually { started.isSet }
+            let begin = ContinuousClock.now
+            server.stop(gracePeriod: .milliseconds(300))
+            let stopTook = ContinuousClock.now - begin
+            release.signal()
+            return (handlerStarted: handlerStarted, stopTook: stopTook, response: try pending.wait())
+        }
+        #expect(outcome.handlerStarted)
+        #expect(outcome.response.status == 503)
+        #expect(try errorObject(outcome.response.body)["code"] == "shutting_down")
+        #expect(outcome.stopTook >= .milliseconds(300))
+        #expect(outcome.stopTook < .seconds(2))
     }
 
     /// The signal helper, with SIGUSR2 in place of SIGTERM so that nothing else in the test process is touched.
@@ -87,42 +113,53 @@ func timedOnThread(_ body: @escaping @Sendable () -> Void) async -> Duration {
         let server = try HTTPServer.start(
             HTTPServer.Configuration(host: "127.0.0.1", port: port),
             router: Self.slowRouter(started: started, finished: finished, duration: .milliseconds(500)))
-        let signals = server.stopOnSignals([SIGUSR2], gracePeriod: .seconds(5))
+        let signals = server.stopOnSignals([SIGUSR2], gracePeriod: .seconds(10))
         defer { signals.cancel() }
-        let request = Task { try await fetch(port: port, "/slow") }
-        #expect(await eventually { started.isSet })
-        kill(getpid(), SIGUSR2)
-        let waited = await timedOnThread { server.waitUntilStopped() }
-        #expect(waited < .seconds(4))
-        #expect(finished.isSet)
-        let response = try await request.value
-        #expect(response.status == 200)
-        #expect(!RawClient.isListening(port: port))
-    }
-
-    @Test func releasingTheServerStopsItAndFreesThePort() throws {
-        let port = TestPort.base + 45
-        do {
-            let server = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
-            #expect(server.port == port)
-            #expect(RawClient.isListening(port: port))
+        let outcome = try await onThread {
+            let pending = PendingRequest(port: port, "/slow")
+            let handlerStarted = eventually { started.isSet }
+            kill(getpid(), SIGUSR2)
+            let begin = ContinuousClock.now
+            server.waitUntilStopped()
+            return (
+                handlerStarted: handlerStarted, waited: ContinuousClock.now - begin, finished: finished.isSet,
+                response: try pending.wait(), listeningAfter: RawClient.isListening(port: port))
         }
-        #expect(!RawClient.isListening(port: port))
-        let again = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
-        #expect(RawClient.isListening(port: port))
-        again.stop()
-        again.stop()
-        #expect(!RawClient.isListening(port: port))
+        #expect(outcome.handlerStarted)
+        #expect(outcome.waited < .seconds(10))
+        #expect(outcome.finished)
+        #expect(outcome.response.status == 200)
+        #expect(!outcome.listeningAfter)
     }
 
-    @Test func aPortInUseIsAClearError() throws {
+    @Test func releasingTheServerStopsItAndFreesThePort() async throws {
+        let port = TestPort.base + 45
+        let outcome = try await onThread {
+            var listening: [Bool] = []
+            do {
+                let server = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
+                listening.append(server.port == port && RawClient.isListening(port: port))
+            }
+            listening.append(RawClient.isListening(port: port))
+            let again = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
+            listening.append(RawClient.isListening(port: port))
+            again.stop()
+            again.stop()
+            listening.append(RawClient.isListening(port: port))
+            return listening
+        }
+        #expect(outcome == [true, false, true, false])
+    }
+
+    @Test func aPortInUseIsAClearError() async throws {
         let port = TestPort.base + 43
         let first = try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
-        defer { first.stop() }
         #expect(throws: HTTPServerError(.addressInUse, "cannot listen on 127.0.0.1:\(port): the address is already in use")) {
             try HTTPServer.start(HTTPServer.Configuration(host: "127.0.0.1", port: port), router: Router())
         }
-        #expect(RawClient.isListening(port: port))
+        let stillListening = try await onThread { RawClient.isListening(port: port) }
+        #expect(stillListening)
+        try await onThread { first.stop() }
     }
 
     @Test func settingsOutOfRangeAreNamed() {

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import Synchronization
 import Testing
 
 /// A client that never finishes its body is dropped, and holds no worker meanwhile.
@@ -19,7 +18,7 @@ import Testing
     @Test func aClientThatStopsSendingItsBodyIsDropped() async throws {
         let port = TestPort.base + 20
         let counter = Counter()
-        try await withServer(port: port, router: Self.router(counter), configure: { configuration in
+        let (ping, closed, elapsed) = try await withServer(port: port, router: Self.router(counter), configure: { configuration in
             configuration.workerThreads = 1
             configuration.connectionTimeout = .seconds(1)
         }) { _ in
@@ -27,23 +26,25 @@ import Testing
             try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n0123456789")
             let started = ContinuousClock.now
             // The only worker is free meanwhile.
-            let ping = try await fetch(port: port, "/ping")
-            #expect(ping.status == 200)
-            #expect(client.closesWithin(.seconds(6)))
-            #expect(ContinuousClock.now - started < .seconds(4))
-            #expect(counter.calls == 0)
+            let ping = try request(port: port, "GET", "/ping")
+            let closed = client.closesWithin(.seconds(6))
+            return (ping, closed, ContinuousClock.now - started)
         }
+        #expect(ping.status == 200)
+        #expect(closed)
+        #expect(elapsed < .seconds(4))
+        #expect(counter.calls == 0)
     }
 
     @Test func aClientThatTricklesItsBodyIsDroppedAtTheRequestTimeout() async throws {
         let port = TestPort.base + 21
         let counter = Counter()
-        let logged = Mutex<[String]>([])
-        try await withServer(port: port, router: Self.router(counter), configure: { configuration in
-            configuration.log = { line in logged.withLock { $0.append(line) } }
+        let logged = LogLines()
+        let outcome = try await withServer(port: port, router: Self.router(counter), configure: { configuration in
             configuration.workerThreads = 1
             configuration.connectionTimeout = .seconds(3)
             configuration.requestTimeout = .seconds(1)
+            configuration.log = logged.append
         }) { _ in
             let client = try RawClient(port: port, timeout: .seconds(1))
             try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n")
@@ -52,6 +53,7 @@ import Testing
             var dropped = false
             var lastSend = started
             var longestSilence = Duration.zero
+            var ping: RawClient.Response?
             for sent in 0..<60 {
                 do {
                     try client.send("x")
@@ -61,21 +63,21 @@ import Testing
                 }
                 longestSilence = max(longestSilence, ContinuousClock.now - lastSend)
                 lastSend = .now
-                if sent == 3 {
-                    // The only worker is free meanwhile.
-                    #expect(try await fetch(port: port, "/ping").status == 200)
-                }
-                try await Task.sleep(for: .milliseconds(100))
+                // The only worker is free meanwhile.
+                if sent == 3 { ping = try request(port: port, "GET", "/ping") }
+                usleep(100_000)
             }
-            #expect(dropped || client.closesWithin(.seconds(1)))
-            let elapsed = ContinuousClock.now - started
-            #expect(longestSilence < .seconds(3), "the connection timeout, not the request timeout, may have closed it")
-            #expect(elapsed >= .milliseconds(900))
-            #expect(elapsed < .seconds(5))
-            #expect(counter.calls == 0)
-            #expect(logged.withLock { $0 }.contains { $0.hasSuffix("the body took longer than the request timeout; connection closed") })
-            // libmicrohttpd's own messages reach the log too.
-            #expect(logged.withLock { $0 }.contains { $0.hasPrefix("libmicrohttpd: ") })
+            let closed = dropped || client.closesWithin(.seconds(1))
+            return (closed: closed, elapsed: ContinuousClock.now - started, longestSilence: longestSilence, ping: ping)
         }
+        #expect(outcome.closed)
+        #expect(outcome.longestSilence < .seconds(3), "the connection timeout, not the request timeout, may have closed it")
+        #expect(outcome.elapsed >= .milliseconds(900))
+        #expect(outcome.elapsed < .seconds(5))
+        #expect(outcome.ping?.status == 200)
+        #expect(counter.calls == 0)
+        #expect(logged.all.contains { $0.hasSuffix("the body took longer than the request timeout; connection closed") })
+        // libmicrohttpd's own messages reach the log too.
+        #expect(logged.all.contains { $0.hasPrefix("libmicrohttpd: ") })
     }
 }

@@ -12,50 +12,97 @@ enum TestPort {
     static let base = 18400
 }
 
-/// Starts a server on `port` with test-sized timeouts, runs `body`, and stops the server whatever happens.
-func withServer(
+/// Runs `body` on a thread of its own and returns what it returns. Clients in these tests block, and their timings
+/// matter: on Swift's cooperative pool (a thread per core, shared with every other test) they would both starve
+/// other tests and be starved by them.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}
+
+/// Starts a server on `port` with test-sized timeouts, runs `body` on a thread of its own, and stops the server
+/// whatever happens.
+func withServer<T: Sendable>(
     port: Int, router: Router, configure: (inout HTTPServer.Configuration) -> Void = { _ in },
-    _ body: (HTTPServer) async throws -> Void
-) async throws {
+    _ body: @escaping @Sendable (HTTPServer) throws -> T
+) async throws -> T {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: port)
     configuration.connectionTimeout = .seconds(5)
     configuration.requestTimeout = .seconds(10)
     configure(&configuration)
     let server = try HTTPServer.start(configuration, router: router)
     do {
-        try await body(server)
+        let result = try await onThread { try body(server) }
+        try await onThread { server.stop(gracePeriod: .seconds(2)) }
+        return result
     } catch {
-        server.stop(gracePeriod: .zero)
+        try await onThread { server.stop(gracePeriod: .zero) }
         throw error
     }
-    server.stop(gracePeriod: .seconds(2))
 }
 
-/// URLSession, as a batch job's client would use it, with no connection limit below what the tests need.
+/// One request on a connection of its own.
+func request(
+    port: Int, _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []
+) throws -> RawClient.Response {
+    let client = try RawClient(port: port)
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+    try client.send(Array((head + "\r\n").utf8) + body)
+    return try client.readResponse(isHead: method == "HEAD")
+}
+
+/// URLSession, as a batch job's client would use it. Its callbacks run on its own queue, not the cooperative pool.
 let session: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 32
-    configuration.timeoutIntervalForRequest = 15
+    configuration.timeoutIntervalForRequest = 20
     return URLSession(configuration: configuration)
 }()
 
-struct Fetched: Sendable {
-    let status: Int
-    let headers: HTTPHeaders
-    let body: Data
-}
-
-func fetch(_ method: String = "GET", port: Int, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
-    -> Fetched
+/// A request through URLSession, waited for on the calling thread.
+func fetch(_ method: String = "GET", port: Int, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws
+    -> RawClient.Response
 {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     request.httpBody = body
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let (data, response) = try await session.data(for: request)
-    let http = try #require(response as? HTTPURLResponse)
-    let fields = http.allHeaderFields.map { (name: "\($0.key)", value: "\($0.value)") }
-    return Fetched(status: http.statusCode, headers: HTTPHeaders(fields), body: data)
+    let outcome = Mutex<Result<RawClient.Response, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    session.dataTask(with: request) { data, response, error in
+        let result: Result<RawClient.Response, any Error>
+        if let response = response as? HTTPURLResponse {
+            let fields = response.allHeaderFields.map { (name: "\($0.key)", value: "\($0.value)") }
+            result = .success(RawClient.Response(status: response.statusCode, headers: HTTPHeaders(fields), body: Array(data ?? Data())))
+        } else {
+            result = .failure(error ?? RawClient.Failure(description: "URLSession gave no response"))
+        }
+        outcome.withLock { $0 = result }
+        done.signal()
+    }.resume()
+    guard done.wait(timeout: .now() + 30) == .success else { throw RawClient.Failure(description: "URLSession did not answer") }
+    return try outcome.withLock { $0! }.get()
+}
+
+/// Runs `count` copies of `body` on threads of their own, all at once, and returns their results in order.
+func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let results = Mutex<[Int: Result<T, any Error>]>([:])
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            let result = Result { try body(index) }
+            results.withLock { $0[index] = result }
+            group.leave()
+        }
+    }
+    group.wait()
+    return try (0..<count).map { index in try results.withLock { $0[index]! }.get() }
 }
 
 /// The `error` object of an error document.
@@ -91,19 +138,16 @@ final class Flag: Sendable {
     func set() { value.withLock { $0 = true } }
 }
 
-/// Waits, polling, until `condition` holds or `limit` passes; returns whether it held. For tests: it sleeps
-/// without holding one of the few threads of Swift's cooperative pool.
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
+/// Lines logged by a server.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
-/// The same for handlers, which run on the server's own threads and may block.
-func blockingEventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+/// Waits, polling, until `condition` holds or `limit` passes; returns whether it held. It blocks: call it on a
+/// thread of the test's own or in a handler.
+func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + limit
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
