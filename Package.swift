@@ -12,6 +12,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
 
@@ -28,6 +30,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
+        // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
@@ -59,6 +63,7 @@ let package = Package(
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
         .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
