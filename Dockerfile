@@ -1,16 +1,17 @@
 # Build on the official Swift 6 image; run on a slim image with the C libraries only.
 FROM swift:6.0-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev pkg-config \
+RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Migrations ./Migrations
 COPY Tests ./Tests
 RUN swift build -c release --product geoledger \
     && mkdir -p /out && cp .build/release/geoledger /out/ && cp -R .build/release/*.resources /out/
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libjemalloc2 libmicrohttpd12 ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libjemalloc2 libmicrohttpd12 zlib1g ca-certificates \
        libcurl4 libxml2 tzdata \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/lib/swift/linux/*.so /usr/lib/swift/linux/

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "geoledger",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Mutex and Atomic (Synchronization)
     products: [
         .executable(name: "geoledger", targets: ["geoledger"]),
     ],
@@ -12,44 +12,69 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
 
+        // Dates of the Gregorian calendar as day counts, for the time stamp readers and writers above it.
+        .target(name: "CivilCalendar"),
+
         // Pure domain: no I/O.
         .target(name: "Geo", resources: [.copy("Resources/boundaries.bin")]),
-        .target(name: "LocationEvents", dependencies: ["Geo"]),
+        .target(name: "LocationEvents", dependencies: ["Geo", "JSON", "CivilCalendar"]),
 
         // Infrastructure: knows nothing of locations.
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // JSON read strictly (RFC 8259, I-JSON), written canonically, read in part by paths.
+        .target(name: "JSON"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
+        // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
+        .target(name: "LocalPostgres", dependencies: ["Postgres"]),
+        // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
-        .target(name: "Output"),
+        .target(name: "Output", dependencies: ["JSON"]),
         // CSV points read from standard input, in bounded memory.
         .target(name: "CSVInput"),
 
         // Application.
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto"], resources: [.copy("Migrations")]),
-        .target(name: "Projections", dependencies: ["EventStore", "LocationEvents", "Postgres", "Geo", "Output"]),
-        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
+        // The SQL files the migrator applies, in name order; each new file is also listed here, as a resource.
+        .target(
+            name: "Migrations", path: "Migrations",
+            resources: [
+                .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
+                .copy("0004_log_head.sql"),
+            ]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
+        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
+        .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
-        .target(name: "Workload", dependencies: ["LocationEvents", "Geo"]),
+        .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
 
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "Geo"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
+        .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
-        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "LocationEvents", "Geo"]),
-        .target(name: "DatabaseTestSupport", dependencies: ["EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
+        .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
+        .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),
+        .target(name: "DatabaseTestSupport", dependencies: ["PostgresTestSupport", "EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"]),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

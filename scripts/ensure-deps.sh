@@ -3,7 +3,7 @@
 # As root it installs what is missing; otherwise it names the command to run and fails.
 set -euo pipefail
 
-packages=(postgresql libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev pkg-config time)
+packages=(postgresql libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev zlib1g-dev pkg-config time)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Postgres
 
 /// The per-stream hash chain: `hash = sha256(previous hash of the stream || canonical event bytes)`; and over it
@@ -42,7 +43,10 @@ public enum EventHash {
 
     /// `,"eventId":"…","metadata":`
     static func eventIdMember(_ eventId: UUID) -> [UInt8] {
-        Array(",\"eventId\":\(jsonString(eventId.lowercasedText)),\"metadata\":".utf8)
+        var bytes = Array(",\"eventId\":".utf8)
+        JSONValue.writeString(eventId.lowercasedText, into: &bytes)
+        bytes += ",\"metadata\":".utf8
+        return bytes
     }
 
     /// `<position>,"recordedAt":<microseconds>`
@@ -52,31 +56,16 @@ public enum EventHash {
 
     /// `,"stream":"…","type":"…","version":`
     static func canonicalTail(stream: String, type: String) -> [UInt8] {
-        Array(",\"stream\":\(jsonString(stream)),\"type\":\(jsonString(type)),\"version\":".utf8)
+        var bytes = Array(",\"stream\":".utf8)
+        JSONValue.writeString(stream, into: &bytes)
+        bytes += ",\"type\":".utf8
+        JSONValue.writeString(type, into: &bytes)
+        bytes += ",\"version\":".utf8
+        return bytes
     }
 
     /// `<version>}`
     private static func canonicalEnd(version: Int64) -> [UInt8] {
         Array("\(version)}".utf8)
-    }
-
-    /// A JSON string literal (RFC 8259 escaping).
-    static func jsonString(_ value: String) -> String {
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            return "\"" + value + "\""
-        }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

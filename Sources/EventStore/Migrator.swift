@@ -1,7 +1,8 @@
 import Foundation
+import Migrations
 import Postgres
 
-/// One SQL file of `Migrations/`, named `NNNN_description.sql`.
+/// One SQL file of the top-level `Migrations/` folder, named `NNNN_description.sql`.
 public struct Migration: Sendable, Equatable {
     public let name: String
     public let sql: String
@@ -12,17 +13,11 @@ public struct Migration: Sendable, Equatable {
         self.sql = sql
     }
 
-    /// The migrations shipped with Geoledger, in the order they apply.
+    /// The migrations shipped with Geoledger (the top-level `Migrations/` folder), in the order they apply.
     public static func bundled() throws -> [Migration] {
-        guard let directory = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
-            throw MigrationError.missingMigrations
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasSuffix(".sql") }
-            .sorted()
-        return try names.map { name in
-            Migration(name: name, sql: try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
-        }
+        let files = try SQLFiles.all()
+        guard !files.isEmpty else { throw MigrationError.missingMigrations }
+        return files.map { Migration(name: $0.name, sql: $0.sql) }
     }
 }
 
@@ -34,7 +29,7 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .missingMigrations:
-            return "the bundled Migrations folder was not found next to the executable"
+            return "no migrations are bundled with this build: the SQL files of Migrations/ were not found"
         case .changedSinceApplied(let name):
             return "migration \(name) has changed since it was applied; applied migrations must never be edited (add a new file instead)"
         case .appliedButUnknown(let name):

@@ -4,16 +4,28 @@ import Foundation
 /// SHA-256 through OpenSSL's libcrypto (the EVP interface).
 enum SHA256 {
     static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { fatalError("OpenSSL could not allocate a digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        succeeded(EVP_DigestInit_ex(context, EVP_sha256(), nil), "EVP_DigestInit_ex")
+        for chunk in chunks {
+            succeeded(chunk.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }, "EVP_DigestUpdate")
+        }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL could not allocate a digest context") }
-        defer { EVP_MD_CTX_free(context) }
-        EVP_DigestInit_ex(context, EVP_sha256(), nil)
-        for chunk in chunks {
-            chunk.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
-        }
-        output.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
-        return Array(output.prefix(Int(length)))
+        succeeded(output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }, "EVP_DigestFinal_ex")
+        guard length == 32 else { fatalError("OpenSSL's SHA-256 gave a digest of \(length) bytes, not 32") }
+        return Array(output.prefix(32))
+    }
+
+    /// Stops the process, saying why, when an EVP call failed (it answers 1 on success): every hash of the log is
+    /// chained to the one before, so there is no going on with a digest that is not one.
+    static func succeeded(_ result: Int32, _ call: String) {
+        guard result != 1 else { return }
+        let code = ERR_get_error()
+        var reason = [CChar](repeating: 0, count: 256)
+        if code != 0 { ERR_error_string_n(code, &reason, reason.count) }
+        let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        fatalError("OpenSSL's \(call) failed: \(code == 0 ? "it gave no reason" : text)")
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -1,5 +1,6 @@
 import EventStore
 import Foundation
+import JSON
 import LocationEvents
 
 /// What happened to one submitted item.

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import Geo
+import JSON
 import LocationEvents
 import Postgres
 import Projections
@@ -41,8 +42,8 @@ private enum PreparedItem: Sendable {
     case rejected(IngestItemResult)
 }
 
-/// The one path by which location records come in, for the CLI and HTTP alike:
-/// validate → assess → append in a batch, with domain rules and projections in the same transaction.
+/// The one path by which location records come in (today the CLI's `ingest`; it is meant to serve the HTTP API
+/// too): validate → assess → append in a batch, with domain rules and projections in the same transaction.
 public struct IngestService: Sendable {
     let validator: SubmissionValidator
     let assessor: FixAssessor

@@ -12,6 +12,11 @@ public struct IngestTotals: Sendable, Equatable {
     public var invalid = 0
     /// The log's head after the last batch (when it appended nothing, the head the log had); nil before any.
     public var head: LogHead?
+    /// Batches decided ahead on the second connection and written as decided.
+    public var batchesDecidedAhead = 0
+    /// Batches decided under the append lock: every batch without a second connection; with one, every batch from the
+    /// first that found, when it came to be written, that someone else had appended since it was decided.
+    public var batchesDecidedUnderLock = 0
 
     public init() {}
 
@@ -60,7 +65,8 @@ public struct StreamIngestor {
     static let decidedAhead = 1
 
     /// - Parameters:
-    ///   - reader: the input; consumed on a thread of its own.
+    ///   - reader: the input; consumed on a thread of its own, which is done with it when this returns, so that the
+    ///     caller may close its file descriptor then. Stopped early, it reads no more, even of a pipe that stays open.
     ///   - connection: where the batches are written.
     ///   - decidingOn: a second connection to the same database on the same server, outside any transaction, on
     ///     which batches are decided ahead of writing them; should anyone else append meanwhile, the batches from
@@ -74,18 +80,25 @@ public struct StreamIngestor {
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
         progress: (IngestTotals, Int) throws -> Void = { _, _ in }
     ) throws -> IngestTotals {
+        let readStop: ReadStop
+        do {
+            readStop = try ReadStop()
+        } catch {
+            throw IngestStopped(cause: error, committed: IngestTotals())
+        }
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
-        let underLock = LockedFlag()
-        let readerDone = startReading(reader, into: read)
+        let underLock = Flag()
+        let readerDone = startReading(reader, into: read, stoppedBy: readStop)
         let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
             read.cancel()
             decided.cancel()
-            // The reader must be done with the input before the caller closes it; a reader stuck on a pipe that
-            // never ends is given a few seconds, then left to fail on the closed descriptor. The decider, at most
-            // one query from done, is waited for: its connection is the caller's to close.
-            _ = readerDone.wait(timeout: .now() + 5)
+            // Both threads are waited for: the input and the decider's connection are the caller's to close once
+            // this returns. A reader waiting for more of a pipe that stays open is woken by the stop; the decider is
+            // at most one query from done.
+            readStop.stop()
+            readerDone.wait()
             deciderDone?.wait()
         }
 
@@ -104,6 +117,7 @@ public struct StreamIngestor {
                 }
                 let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
                 totals.add(answered)
+                if report != nil { totals.batchesDecidedAhead += 1 } else { totals.batchesDecidedUnderLock += 1 }
                 for index in answered.results.indices where answered.results[index].status.isRejection {
                     try rejected(batch.read.raw[index], answered.results[index])
                 }
@@ -119,13 +133,16 @@ public struct StreamIngestor {
     }
 
     /// Reads, parses and prepares batches on a thread of its own.
-    private func startReading(_ reader: SubmissionReader, into queue: BatchQueue<ReadBatch>) -> DispatchSemaphore {
+    private func startReading(
+        _ reader: SubmissionReader, into queue: BatchQueue<ReadBatch>, stoppedBy stop: ReadStop
+    ) -> DispatchSemaphore {
         let service = self.service
         let batchSize = self.batchSize
         let input = reader
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             var reader = input
+            reader.stop = stop
             while !queue.isCancelled {
                 var raw: [SubmissionReader.RawItem] = []
                 var bytes = 0
@@ -151,7 +168,7 @@ public struct StreamIngestor {
     /// appended); from then on passes them on undecided. A failure to decide is passed on for the writer to throw.
     private func startDeciding(
         _ read: BatchQueue<ReadBatch>, into decided: BatchQueue<PlannedBatch>, on connection: Connection,
-        unless underLock: LockedFlag
+        unless underLock: Flag
     ) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -211,10 +228,10 @@ private struct PlannedBatch: Sendable {
 }
 
 /// Set once, seen from any thread.
-private final class LockedFlag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
+private final class Flag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
 
 /// A bounded hand-over between two stages.

@@ -55,6 +55,8 @@ public struct SubmissionReader: Sendable {
     private var lastElementLine = 0
     /// Bytes read from the input so far.
     private var bytesRead = 0
+    /// When set, a read of a file descriptor waits for input or for the stop; stopped, reading ends with an error.
+    var stop: ReadStop?
 
     /// Bytes of the input taken up by the items returned so far, for progress.
     public var bytesConsumed: Int { bytesRead - (buffer.count - start) }
@@ -97,10 +99,7 @@ public struct SubmissionReader: Sendable {
         var index = start
         while true {
             if index == buffer.count {
-                item.passing(&start, to: index, in: buffer)
-                let consumed = start
-                guard fill() else { break }
-                index -= consumed
+                guard refill(scanningAt: &index, keeping: &item) else { break }
                 continue
             }
             let found = buffer.withUnsafeBufferPointer { bytes in
@@ -167,16 +166,13 @@ public struct SubmissionReader: Sendable {
         var index = start
         while true {
             if index == buffer.count {
-                item.passing(&start, to: index, in: buffer)
-                let consumed = start
-                guard fill() else {
+                guard refill(scanningAt: &index, keeping: &item) else {
                     format = .arrayEnded
                     if let size = item.oversized(to: index, from: start) {
                         return tooLarge(item, size: size, at: index, line: itemLine, what: "the element on line \(itemLine)", unclosed: true)
                     }
                     return stop("the input ends inside the element that starts on line \(itemLine): the JSON array is not closed", line: itemLine)
                 }
-                index -= consumed
                 continue
             }
             let (end, lines) = buffer.withUnsafeBufferPointer { scan.advance(over: $0, from: index) }
@@ -281,6 +277,16 @@ public struct SubmissionReader: Sendable {
     /// Reads a chunk onto the end of the buffer, first dropping the `start` bytes already consumed (so `start`
     /// becomes 0 and indices into the buffer move down by its old value). Returns false at the end of input, leaving
     /// the buffer and `start` as they were, so that callers' indices stay valid.
+    /// At the end of the buffer while scanning an item: passes what the item keeps of it, then reads the next chunk.
+    /// `index` moves down with the buffer's bytes (see ``fill()``). False at the end of the input.
+    private mutating func refill(scanningAt index: inout Int, keeping item: inout ItemSpan) -> Bool {
+        item.passing(&start, to: index, in: buffer)
+        let consumed = start
+        guard fill() else { return false }
+        index -= consumed
+        return true
+    }
+
     private mutating func fill() -> Bool {
         guard !endOfInput else { return false }
         if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.chunkSize) }
@@ -288,7 +294,7 @@ public struct SubmissionReader: Sendable {
         switch source {
         case .file(let descriptor):
             repeat {
-                count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+                count = chunk.withUnsafeMutableBytes { ReadStop.read(descriptor, into: $0, unless: stop) }
             } while count < 0 && errno == EINTR
             if count < 0 { readError = String(cString: strerror(errno)) }
         case .memory(let data):

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Reads typed fields out of JSON objects and collects every problem on the way.
 struct FieldChecker {

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import JSON
 
 extension SubmissionValidator {
     /// The `fix` member of a submission.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Turns an untrusted JSON submission into a `Submission`, or reports every problem found, by field.
 ///

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// A device time as sent, with the instant it denotes.
@@ -96,30 +97,12 @@ enum RFC3339 {
         guard index == bytes.count else { return .failure(.malformed) }
 
         // A leap second (:60) is accepted and folded into the next second, as most clocks do.
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: month, year: year),
               hour <= 23, minute <= 59, second <= 60
         else { return .failure(.malformed) }
 
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate(year: year, month: month, day: day).daysSince1970
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
         return .success(Date(timeIntervalSince1970: seconds))
-    }
-
-    private static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

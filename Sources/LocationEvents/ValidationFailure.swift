@@ -1,3 +1,5 @@
+import JSON
+
 /// The stable codes a `FieldError` can carry. Clients may switch on them; messages may change, codes do not.
 public enum ValidationCode: String, Sendable, Hashable, Codable, CaseIterable {
     /// The submission is not a JSON object.

@@ -1,13 +1,11 @@
-import Foundation
+import JSON
 
 /// JSON for programs. Members come in column order; a row is one object on one line. Missing values are `null`,
 /// never a missing member, so that every object of a result has the same members.
 enum JSONText {
-    /// A JSON string literal. Foundation escapes it: Output knows nothing of the project's JSON module.
+    /// A JSON string literal.
     static func string(_ text: String) -> String {
-        // A String is always valid input for a fragment: the call cannot fail.
-        let data = try! JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        JSONValue.quoted(text)
     }
 
     static func scalar(_ value: Value, _ values: ValueText) -> String {

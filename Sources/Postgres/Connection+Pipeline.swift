@@ -9,6 +9,10 @@ extension Connection {
     /// Keep a batch to a few thousand sets: results are read only after everything is sent.
     /// - Returns: the rows affected, summed over the executions.
     public func pipelinePrepared(_ name: String, _ parameterSets: [[(any PostgresEncodable)?]]) throws -> Int {
+        try exclusively { try inPipeline(name, parameterSets) }
+    }
+
+    private func inPipeline(_ name: String, _ parameterSets: [[(any PostgresEncodable)?]]) throws -> Int {
         let conn = try handle()
         guard PQenterPipelineMode(conn) == 1 else {
             throw PostgresError(.query, "could not enter pipeline mode: \(configuration.redact(Self.errorMessage(conn)))")

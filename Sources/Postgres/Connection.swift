@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,12 +11,15 @@ import Darwin
 /// One connection to PostgreSQL, owning its libpq `PGconn`.
 ///
 /// Calls block until the server answers, or until the configuration's statement timeout runs out
-/// (`Connection+Waiting.swift`). A connection must be used by one thread at a time; `ConnectionPool`
-/// hands each one to a single caller.
+/// (`Connection+Waiting.swift`). A connection is used by one thread at a time, as libpq requires: a second thread
+/// that calls in while another is inside stops the program, saying so (``exclusively(_:)``). `ConnectionPool` hands
+/// each connection to a single caller; handing one from thread to thread is fine.
 public final class Connection: @unchecked Sendable {
-    // @unchecked: libpq forbids concurrent use of a PGconn, and the pool gives it to one thread at a time.
+    // @unchecked: `conn` is used only inside `exclusively`, which one thread at a time can be in (or the program stops).
     private var conn: OpaquePointer?
     let configuration: PostgresConfiguration
+    /// The thread inside a call on this connection, 0 when none.
+    private let user = Atomic<UInt>(0)
 
     private init(_ conn: OpaquePointer, configuration: PostgresConfiguration) {
         self.conn = conn
@@ -55,19 +59,23 @@ public final class Connection: @unchecked Sendable {
 
     /// Whether the connection is usable as far as libpq knows.
     public var isOpen: Bool {
-        guard let conn else { return false }
-        return PQstatus(conn) == CONNECTION_OK
+        exclusively {
+            guard let conn else { return false }
+            return PQstatus(conn) == CONNECTION_OK
+        }
     }
 
     /// The server process serving this connection.
     public var backendPID: Int32 {
-        conn.map { PQbackendPID($0) } ?? 0
+        exclusively { conn.map { PQbackendPID($0) } ?? 0 }
     }
 
     /// Closes the connection; later calls throw.
     public func close() {
-        if let conn { PQfinish(conn) }
-        conn = nil
+        exclusively {
+            if let conn { PQfinish(conn) }
+            conn = nil
+        }
     }
 
     /// Runs one statement with every value sent as a text bind parameter (`$1`, `$2`, ...).
@@ -75,21 +83,27 @@ public final class Connection: @unchecked Sendable {
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> QueryResult {
         let texts = try Self.parameterTexts(parameters)
-        let result = try Self.withCStrings(texts) { values in
-            try exec(sql) { conn in PQsendQueryParams(conn, sql, Int32(values.count), nil, values, nil, nil, 0) }
+        return try exclusively {
+            let result = try Self.withCStrings(texts) { values in
+                try exec(sql) { conn in PQsendQueryParams(conn, sql, Int32(values.count), nil, values, nil, nil, 0) }
+            }
+            return try check(result, query: sql)
         }
-        return try check(result, query: sql)
     }
 
     /// Runs SQL through the simple protocol: several statements separated by `;`, no
     /// parameters (migrations, session settings). Never build this text from user input.
     public func execute(_ sql: String) throws {
-        _ = try check(exec(sql) { conn in PQsendQuery(conn, sql) }, query: sql)
+        _ = try exclusively { try check(exec(sql) { conn in PQsendQuery(conn, sql) }, query: sql) }
     }
 
     /// Runs `body` between BEGIN and COMMIT; rolls back and rethrows when `body` throws.
     @discardableResult
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try exclusively { try inTransaction(body) }
+    }
+
+    private func inTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
         let conn = try handle()
         guard PQtransactionStatus(conn) == PQTRANS_IDLE else {
             throw PostgresError(.transaction, "a transaction is already in progress on this connection")
@@ -113,16 +127,49 @@ public final class Connection: @unchecked Sendable {
 
     /// Prepares `sql` as the named statement for `pipelinePrepared` (or later reuse).
     public func prepare(_ name: String, _ sql: String) throws {
-        _ = try check(exec(sql) { conn in PQsendPrepare(conn, name, sql, 0, nil) }, query: sql)
+        _ = try exclusively { try check(exec(sql) { conn in PQsendPrepare(conn, name, sql, 0, nil) }, query: sql) }
+    }
+
+    // MARK: - One thread at a time
+
+    /// Runs `body` as the connection's only user. A second thread that calls in meanwhile stops the program with a
+    /// message that says so, in every build: two threads in one `PGconn` would corrupt libpq's state and the
+    /// protocol stream without a word. The thread already inside may call in again (a query in a transaction's
+    /// body). One compare-and-exchange and one store a call.
+    func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        let thread = Self.currentThread
+        let (entered, inside) = user.compareExchange(expected: 0, desired: thread, ordering: .acquiring)
+        guard entered else {
+            guard inside == thread else { Self.usedByTwoThreads() }
+            return try body()
+        }
+        defer { user.store(0, ordering: .releasing) }
+        return try body()
+    }
+
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
+    private static func usedByTwoThreads() -> Never {
+        fatalError("""
+            a Postgres Connection was used by two threads at once: libpq allows one thread at a time in a \
+            connection; give each thread a connection of its own (ConnectionPool hands them out)
+            """)
     }
 
     // MARK: - Internals shared by COPY, pipeline and the pool
 
     /// Whether ``close()`` was called, by the caller or on a timeout.
-    var isClosed: Bool { conn == nil }
+    var isClosed: Bool { exclusively { conn == nil } }
 
-    /// The live `PGconn`, or a connection error when closed.
+    /// The live `PGconn`, or a connection error when closed. Only inside ``exclusively(_:)``.
     func handle() throws -> OpaquePointer {
+        assert(user.load(ordering: .relaxed) == Self.currentThread, "a Connection's PGconn used outside exclusively")
         guard let conn else { throw PostgresError(.connection, "the connection is closed") }
         return conn
     }
@@ -130,6 +177,10 @@ public final class Connection: @unchecked Sendable {
     /// Whether the connection is idle and still connected: reads whatever the socket holds
     /// without waiting, so a server that closed the connection is noticed before use.
     func isHealthy() -> Bool {
+        exclusively { isHealthyNow() }
+    }
+
+    private func isHealthyNow() -> Bool {
         guard let conn, PQstatus(conn) == CONNECTION_OK, PQtransactionStatus(conn) == PQTRANS_IDLE else {
             return false
         }
@@ -151,7 +202,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Whether the session is inside a transaction block (open or failed).
     var transactionStatus: PGTransactionStatusType {
-        conn.map { PQtransactionStatus($0) } ?? PQTRANS_UNKNOWN
+        exclusively { conn.map { PQtransactionStatus($0) } ?? PQTRANS_UNKNOWN }
     }
 
     /// Wraps `result`, or throws the error it carries.

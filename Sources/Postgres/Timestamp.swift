@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// `timestamptz` text, written and read without a formatter (thread-safe and fast).
@@ -21,7 +22,8 @@ enum Timestamp {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let date = CivilDate(daysSince1970: Int(days))
+        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
         var text: [UInt8] = []
         text.reserveCapacity(32)
         appendDigits(year > 0 ? year : 1 - year, width: 4, to: &text)
@@ -119,7 +121,7 @@ enum Timestamp {
             }
         }
         guard cursor.atEnd else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int64(CivilDate(year: Int(year), month: Int(month), day: Int(day)).daysSince1970)
         let seconds = days * 86_400 + secondOfDay - offset
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
     }
@@ -170,27 +172,5 @@ enum Timestamp {
             rest /= 10
             index -= 1
         } while rest > 0 && index >= start
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, 1970-01-01 = 0).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import JSON
 import LocationEvents
 import Postgres
 
 /// What the projections take from one stored location event: its metadata (what the server read and computed,
-/// schema 1 of the ingest payload) and, for a visit or a terminal's bind or unbind, fields of its data. Ingest
+/// ``StoredMetadata``) and, for a visit or a terminal's bind or unbind, fields of its data. Ingest
 /// builds it from the values it computed for the metadata; replay reads them back from the stored bytes. Either way
 /// the same rows follow (a frozen schema-1 log checks it).
 public struct ProjectedEvent: Sendable, Equatable {
@@ -71,7 +72,7 @@ public struct ProjectedEvent: Sendable, Equatable {
     }
 
     /// The event types whose rows need fields of `data` as well as `metadata`.
-    public static let typesReadingData: Set<String> = ["VisitRecorded", "TerminalBound", "TerminalUnbound"]
+    public static let typesReadingData = Set([EventType.visitRecorded, .terminalBound, .terminalUnbound].map(\.rawValue))
 
     /// Reads the event from its stored JSON bytes, as replay does: only the values at the paths the projections use
     /// are read (``Metadata``, ``DataFields``); the rest is checked and skipped.
@@ -113,7 +114,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         return try data.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
     }
 
-    /// The values of the metadata (schema 1) that the projections read.
+    /// The values of the metadata that the projections read, each a member of ``StoredMetadata``.
     struct Metadata {
         enum Field: Int, CaseIterable {
             case schema, app, capturedAt, receivedAt
@@ -121,35 +122,35 @@ public struct ProjectedEvent: Sendable, Equatable {
             case adcode
             case failure, failureProvider, errorCode, category
 
-            var path: [String] {
+            var member: StoredMetadata.Member {
                 switch self {
-                case .schema: ["schema"]
-                case .app: ["app"]
-                case .capturedAt: ["capturedAt"]
-                case .receivedAt: ["receivedAt"]
-                case .fix: ["fix"]
-                case .lat: ["fix", "wgs84", "lat"]
-                case .lon: ["fix", "wgs84", "lon"]
-                case .horizontalAccuracy: ["fix", "horizontalAccuracy"]
-                case .authorization: ["fix", "accuracyAuthorization"]
-                case .accuracy: ["fix", "accuracy"]
-                case .provider: ["fix", "provider"]
-                case .region: ["fix", "region"]
-                case .nearBoundary: ["fix", "nearBoundary"]
-                case .claimMismatch: ["fix", "claimMismatch"]
-                case .adcode: ["fix", "adcode"]
-                case .failure: ["failure"]
-                case .failureProvider: ["failure", "provider"]
-                case .errorCode: ["failure", "errorCode"]
-                case .category: ["failure", "category"]
+                case .schema: .schema
+                case .app: .app
+                case .capturedAt: .capturedAt
+                case .receivedAt: .receivedAt
+                case .fix: .fix
+                case .lat: .wgs84Lat
+                case .lon: .wgs84Lon
+                case .horizontalAccuracy: .horizontalAccuracy
+                case .authorization: .accuracyAuthorization
+                case .accuracy: .accuracy
+                case .provider: .provider
+                case .region: .region
+                case .nearBoundary: .nearBoundary
+                case .claimMismatch: .claimMismatch
+                case .adcode: .adcode
+                case .failure: .failure
+                case .failureProvider: .failureProvider
+                case .errorCode: .failureErrorCode
+                case .category: .failureCategory
                 }
             }
 
             /// How an error names it.
-            var name: String { "metadata." + path.joined(separator: ".") }
+            var name: String { "metadata." + member.path.joined(separator: ".") }
         }
 
-        static let shape = JSONShape(paths: Field.allCases.map(\.path))
+        static let shape = JSONShape(paths: Field.allCases.map(\.member.path))
         let values: [JSONValue?]
 
         init(_ values: [JSONValue?]) { self.values = values }
@@ -178,7 +179,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         position: Int64, version: Int64, eventId: UUID, stream: String, type: String, metadata: Metadata, data: DataFields?
     ) throws {
         let fields = FieldReader(position: position)
-        guard metadata[.schema]?.numberValue == 1 else {
+        guard metadata[.schema]?.numberValue == Double(StoredMetadata.schema) else {
             throw ProjectionError(position, "metadata schema \(metadata[.schema].map { $0.canonicalString() } ?? "missing") is not one this version reads")
         }
         var fix: Fix?
@@ -202,7 +203,7 @@ public struct ProjectedEvent: Sendable, Equatable {
             throw ProjectionError(position, "a \(type) event needs its data")
         }
         var visit: Visit?
-        if type == "VisitRecorded", let data {
+        if type == EventType.visitRecorded.rawValue, let data {
             visit = Visit(
                 merchantId: try fields.string(data, .merchantId), visitorId: try fields.string(data, .visitorId),
                 note: data[.note]?.stringValue)
@@ -265,8 +266,8 @@ public struct ProjectedEvent: Sendable, Equatable {
 
     private static func bindingKind(of type: String) -> TerminalBinding.Change.Kind? {
         switch type {
-        case "TerminalBound": .bind
-        case "TerminalUnbound": .unbind
+        case EventType.terminalBound.rawValue: .bind
+        case EventType.terminalUnbound.rawValue: .unbind
         default: nil
         }
     }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// A fix as it will be written, each value already in its JSON text so that invalid variants can replace one.
@@ -106,19 +107,9 @@ enum CaptureTime {
     ///   - fraction: write the milliseconds (CoreLocation timestamps carry them).
     static func text(milliseconds: Int64, fraction: Bool) -> String {
         let local = milliseconds / 1000 + 8 * 3600
-        let days = local / 86_400
+        let date = CivilDate(daysSince1970: Int(local / 86_400))
         let seconds = Int(local % 86_400)
-        // Civil date from days since 1970-01-01 (H. Hinnant's algorithm), valid for the years used here.
-        let z = days + 719_468
-        let era = z / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
-        var text = "\(year)-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
+        var text = "\(date.year)-\(pad(date.month, 2))-\(pad(date.day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
         if fraction { text += ".\(pad(Int(milliseconds % 1000), 3))" }
         return text + "+08:00"
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LocationEvents
 import Workload
 import Postgres
 
@@ -152,7 +153,7 @@ enum BulkInsertBench {
             let capturedAt = start.addingTimeInterval(Double(index) * 0.75)
             let number = 1 + Int(random.next() % 800)
             let data = """
-                {"eventId":"\(eventID.uuidString.lowercased())","type":"MerchantAddressFixed","merchantId":"\(merchant)",\
+                {"eventId":"\(eventID.uuidString.lowercased())","type":"\(EventType.merchantAddressFixed.rawValue)","merchantId":"\(merchant)",\
                 "purpose":"onboarding","fix":{"lat":\(lat),"lon":\(lon),"datum":"gcj02","horizontalAccuracy":\(accuracy),\
                 "accuracyAuthorization":"full","provider":"amap","capturedAt":"\(capturedAt.postgresText)",\
                 "address":{"country":"中国","province":"\(place.province)","city":"\(place.city)","district":"\(place.district)",\
@@ -170,7 +171,7 @@ enum BulkInsertBench {
             for byte in 0..<32 { hash[byte] = UInt8(truncatingIfNeeded: random.next()) }
             rows.append(EventRow(
                 position: Int64(index + 1), eventID: eventID, stream: "merchant-\(merchant)",
-                version: Int64(index / streams), type: "MerchantAddressFixed", data: data, derived: derived,
+                version: Int64(index / streams), type: EventType.merchantAddressFixed.rawValue, data: data, derived: derived,
                 hash: hash, recordedAt: capturedAt.addingTimeInterval(1.5)
             ))
         }

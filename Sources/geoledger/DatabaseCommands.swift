@@ -1,6 +1,7 @@
 import CommandLineArguments
 import EventStore
 import Foundation
+import LocalPostgres
 import Postgres
 
 /// `db start|stop|status` (the private cluster) and `migrate`.

@@ -4,7 +4,7 @@ import Geo
 import Ingestion
 import Output
 
-/// `ingest FILE|-`: NDJSON or a JSON array of submissions, through the same path as HTTP.
+/// `ingest FILE|-`: NDJSON or a JSON array of submissions, through `IngestService`, the one way records come in.
 enum IngestCommand {
     static let command = Command(
         words: ["ingest"], summary: "append location records from an NDJSON or JSON-array file",
@@ -12,10 +12,10 @@ enum IngestCommand {
             Usage: geoledger ingest FILE|- [--batch-size N] [--max-item-bytes N] [--rejects FILE] [--quiet]
 
             Reads submissions (one JSON object per line, or one JSON array of objects) from FILE, or from standard
-            input with '-', and appends them in batches: validated, assessed and projected exactly as the HTTP
-            API does. Memory stays constant whatever the file size. Re-running a file is safe: stored events come
-            back as duplicates. It holds two database connections: one decides each batch while the other
-            writes the batch before.
+            input with '-', validates each, assesses its fix and appends them in batches, each batch with its
+            projections in one transaction. Memory stays constant whatever the file size. Re-running a file is
+            safe: stored events come back as duplicates. It holds two database connections: one decides each
+            batch while the other writes the batch before.
 
             On a terminal, a progress line on stderr shows the count, events/s and, for a file, the ETA.
             At the end a summary: appended, duplicate, conflict, invalid; then the log's head as the ingest left

@@ -1,4 +1,5 @@
 import Foundation
+import LocalPostgres
 import Postgres
 
 /// Configuration built once from the environment and handed down.

@@ -35,6 +35,50 @@ struct MigrationTests {
         #expect(try tables?.decode(0, as: Int.self) == 0)
     }
 
+    /// The migrations table of a database that `geoledger migrate` brought up to date while the SQL files lived in
+    /// Sources/EventStore/Migrations: the names and checksums as that build stored them (`Fixtures/`, copied out of
+    /// its `schema_migrations` with psql's `\copy`).
+    @Test("a database migrated before the SQL files moved to Migrations/ has only the files added since pending; status lists each as applied")
+    func migratedBeforeTheMove() throws {
+        let url = try #require(Bundle.module.url(
+            forResource: "schema_migrations-before-move", withExtension: "tsv", subdirectory: "Fixtures"))
+        let recorded = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: "\t").map(String.init)
+        }
+        let bundled = try Migration.bundled()
+        // The files of that build, unchanged, first; then those added since.
+        let before = Array(bundled.prefix(recorded.count))
+        let since = bundled.dropFirst(recorded.count).map(\.name)
+        #expect(before.map { [$0.name, $0.checksum] } == recorded)
+
+        let database = try TestDatabase.create(migrated: false)
+        defer { database.drop() }
+        let connection = try database.connect()
+        // The database as that build left it: the schema its files made, and its migrations table.
+        try Migrator(migrations: []).migrate(on: connection)
+        for migration in before { try connection.transaction { try $0.execute(migration.sql) } }
+        try connection.copyFrom("COPY schema_migrations (name, checksum) FROM STDIN") { writer in
+            for row in recorded { try writer.row(row) }
+        }
+
+        #expect(try Migrator(migrations: bundled).migrate(on: connection) == since)
+        let status = try GeoledgerProcess.run(
+            ["migrate", "--status", "--owner-url", database.url], environment: ["DATABASE_URL": database.url])
+        #expect(status.status == 0, "\(status.stderr)")
+        let lines = status.stdout.split(separator: "\n")
+        #expect(lines.count == bundled.count)
+        for (line, migration) in zip(lines, bundled) {
+            #expect(line.hasPrefix("\(migration.name)  applied "), "\(line)")
+        }
+
+        // An applied file that changed is still refused.
+        try connection.query(
+            "UPDATE schema_migrations SET checksum = $1 WHERE name = $2", [String(repeating: "0", count: 64), recorded[1][0]])
+        #expect(throws: MigrationError.changedSinceApplied(name: recorded[1][0])) {
+            try Migrator(migrations: bundled).migrate(on: connection)
+        }
+    }
+
     @Test("a failing migration leaves nothing of itself and is not recorded")
     func failingMigrationRollsBack() throws {
         let database = try TestDatabase.create(migrated: false)

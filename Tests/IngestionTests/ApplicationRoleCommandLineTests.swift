@@ -1,5 +1,6 @@
 import DatabaseTestSupport
 import Foundation
+import JSON
 import LocationEvents
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Ingestion
+import JSON
 import LocationEvents
 import Testing
 

@@ -34,6 +34,7 @@ struct DecidedAheadTests {
     struct Outcome {
         var totals: IngestTotals
         var rejected: [String]
+        var batches: Int
     }
 
     /// Ingests the lines in batches of 7; `decidingAhead`, on a second connection of its own.
@@ -57,9 +58,9 @@ struct DecidedAheadTests {
             },
             progress: { _, _ in
                 batches += 1
-                try? afterBatch(batches)
+                try afterBatch(batches)
             })
-        return Outcome(totals: totals, rejected: rejected)
+        return Outcome(totals: totals, rejected: rejected, batches: batches)
     }
 
     /// The log without what depends on when the ingest ran: receivedAt, recordedAt, and so the hash.
@@ -84,6 +85,10 @@ struct DecidedAheadTests {
 
         let decided = try Self.ingest(lines, into: ahead, decidingAhead: true)
         let locked = try Self.ingest(lines, into: underLock, decidingAhead: false)
+        // Each batch went the way it was meant to.
+        #expect(decided.batches > 2 && decided.totals.batchesDecidedAhead == decided.batches)
+        #expect(decided.totals.batchesDecidedUnderLock == 0)
+        #expect(locked.totals.batchesDecidedAhead == 0 && locked.totals.batchesDecidedUnderLock == locked.batches)
 
         #expect(decided.totals.counts == locked.totals.counts)
         // The heads differ as the recording times do; each is the head its log ends with.
@@ -112,6 +117,11 @@ struct DecidedAheadTests {
             if batch == 1 { foreignStatus = try other.ingest([foreign]).results[0].status }
         }
         #expect(foreignStatus == .appended)
+        // The first batch was written as decided ahead. The next, decided on the log as the first left it, found the
+        // other writer's event under the lock and was decided again there, and so was every batch after it.
+        #expect(outcome.batches > 2)
+        #expect(outcome.totals.batchesDecidedAhead == 1)
+        #expect(outcome.totals.batchesDecidedUnderLock == outcome.batches - 1)
         let alone = try IngestionDatabase()
         defer { alone.drop() }
         let expected = try Self.ingest(lines, into: alone, decidingAhead: false)
@@ -211,11 +221,13 @@ struct DecidedAheadTests {
 }
 
 extension IngestTotals {
-    /// The counts alone, without the head: each event's hash covers its recording time, so two ingests of the same
-    /// lines leave different heads.
+    /// The item counts alone, without the head (each event's hash covers its recording time, so two ingests of the
+    /// same lines leave different heads) and without how the batches were decided.
     var counts: IngestTotals {
         var counts = self
         counts.head = nil
+        counts.batchesDecidedAhead = 0
+        counts.batchesDecidedUnderLock = 0
         return counts
     }
 }

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Geo
 import Ingestion
+import JSON
 import LocationEvents
 import Projections
 import Testing
@@ -241,12 +242,13 @@ struct EventTypeTests {
         #expect(metadata["fix"] == nil)
     }
 
-    @Test("the stored event: data is the submission as sent, canonical, without expectedVersion; metadata schema 1")
+    @Test("the stored event: data is the submission in canonical JSON, eventId in lower case, without expectedVersion; metadata schema 1")
     func storedEvent() throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
         let id = UUID()
         let text = Client.merchantAddressFixed(id, merchant: "M0001", expectedVersion: #""no_stream""#)
+            .replacingOccurrences(of: id.uuidString.lowercased(), with: id.uuidString)
         let report = try db.ingest([text])
         expectAppended(report.results[0], id, stream: "merchant-M0001", version: 0, position: 1)
 
@@ -254,8 +256,10 @@ struct EventTypeTests {
         #expect(event.eventId == id && event.type == "MerchantAddressFixed" && event.version == 0)
         guard case .object(var sent) = try JSONValue(parsing: Data(text.utf8)) else { throw Unexpected("not an object") }
         #expect(sent.removeValue(forKey: "expectedVersion") == "no_stream")
+        sent["eventId"] = .string(id.uuidString.lowercased())
         #expect(String(decoding: event.data, as: UTF8.self) == JSONValue.object(sent).canonicalString())
         #expect(event.data != Data(text.utf8))
+        #expect(String(decoding: event.data, as: UTF8.self).contains(#""eventId":"\#(id.uuidString.lowercased())""#))
 
         let metadata = try JSONValue(parsing: event.metadata)
         #expect(metadata["schema"] == 1)

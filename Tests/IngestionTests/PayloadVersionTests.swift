@@ -1,6 +1,8 @@
 import EventStore
 import Foundation
-import Ingestion
+import Geo
+@testable import Ingestion
+import JSON
 import LocationEvents
 import Postgres
 import Projections
@@ -103,6 +105,18 @@ struct PayloadVersionTests {
         }
         for (table, count) in expectedCounts {
             #expect(try db.count("SELECT count(*) FROM projections.\(table)") == count, "\(table)")
+        }
+    }
+
+    @Test("the metadata written today for the fixture's submissions is the fixture's bytes, which the hash chain covers")
+    func metadataIsWrittenAsStored() throws {
+        let events = try Self.frozenEvents()
+        let receivedAt = try #require(try JSONValue(parsing: Data(events[0].metadata.utf8))["receivedAt"]?.stringValue)
+        let service = IngestService(classifier: try BoundaryClassifier.bundled())
+        let batch = service.prepare(events.map { IngestItem(parsing: Data($0.data.utf8)) }, now: instant(receivedAt))
+        #expect(batch.events.count == events.count)
+        for (event, written) in zip(events, batch.events) {
+            #expect(String(decoding: written.metadata, as: UTF8.self) == event.metadata, "metadata of \(event.type)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Ingestion
 import Projections
+import Synchronization
 import Testing
 
 /// `replay` rebuilds from the log exactly the tables the appends kept, and so the same current state.
@@ -35,26 +36,51 @@ struct ReplayTests {
         }
     }
 
-    @Test("events appended while a replay runs are in the swapped-in tables, once")
+    /// The replay's first chunk waits until another writer has appended the second half of the workload: those events
+    /// come after the head the replay started from, so only the catch-up under the append lock can project them.
+    @Test("events appended while a replay runs are caught up under the lock and in the swapped-in tables, once")
     func appendsDuringReplay() throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
         let workload = OrderWorkload(withUnbinds: true).shuffled(seed: 21)
         let half = workload.count / 2
         try db.ingest(Array(workload[..<half]), batchSize: 10)
+        let before = try db.count("SELECT count(*) FROM events")
         let configuration = db.database.configuration
-        let replay = DispatchQueue(label: "replay")
+        let firstChunk = Atomic(true)
+        let startHead = Atomic<Int64>(-1)
+        let replayRuns = DispatchSemaphore(value: 0)
+        let appended = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<Int64, any Error> = .success(0)
-        replay.async {
-            outcome = Result { try Replayer(chunkSize: 1, workers: 2).replay(configuration) }
+        let outcome = Mutex<Result<Int64, any Error>?>(nil)
+        Thread.detachNewThread {
+            let result = Result {
+                try Replayer(chunkSize: 1, workers: 2).replay(configuration) { _, head in
+                    guard firstChunk.exchange(false, ordering: .relaxed) else { return }
+                    startHead.store(head, ordering: .relaxed)
+                    replayRuns.signal()
+                    _ = appended.wait(timeout: .now() + 30)
+                }
+            }
+            outcome.withLock { $0 = result }
+            replayRuns.signal()  // should it fail before its first chunk
             finished.signal()
         }
         let writer = try IngestionDatabase(sharing: db)
-        try writer.ingest(Array(workload[half...]), batchSize: 3)
+        defer { writer.connection.close() }
+        replayRuns.wait()
+        do {
+            defer { appended.signal() }
+            try writer.ingest(Array(workload[half...]), batchSize: 3)
+        }
         finished.wait()
-        let replayed = try outcome.get()
-        #expect(replayed <= Int64(try db.count("SELECT count(*) FROM events")))
+        let replayed = try #require(outcome.withLock { $0 }).get()
+        let after = try db.count("SELECT count(*) FROM events")
+
+        // It started from the first half, and caught up, under the lock, everything the writer appended meanwhile.
+        #expect(startHead.load(ordering: .relaxed) == Int64(before))
+        #expect(after > before)
+        #expect(replayed == Int64(after), "caught up \(replayed - Int64(before)) of the \(after - before) appended meanwhile")
         let afterConcurrentReplay = try db.allProjections()
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == (try db.count(
             "SELECT count(*) FROM events WHERE type NOT IN ('TerminalUnbound', 'LocationFailed')")))

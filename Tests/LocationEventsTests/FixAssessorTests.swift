@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import JSON
 import Testing
 @testable import LocationEvents
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 @testable import LocationEvents
 
 /// Submissions for tests, built from the example of DESIGN.md.

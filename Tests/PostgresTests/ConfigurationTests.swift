@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresTestSupport
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -64,7 +65,7 @@ import Testing
     }
 
     @Test func withDatabaseConnectsToTheOtherDatabase() throws {
-        let configuration = try TestDatabase.configuration()
+        let configuration = try TestDatabase.serverConfiguration()
         let name = TestDatabase.uniqueName("geoledger_pgtest")
         let admin = try Connection.connect(configuration)
         try admin.execute("CREATE DATABASE \(name)")

@@ -1,12 +1,13 @@
 import Foundation
 import Postgres
+import PostgresTestSupport
 import Synchronization
 import Testing
 
 @Suite(.serialized) struct ConnectionPoolTests {
     @Test func eachConnectionServesOneThreadAtATime() throws {
         let maximum = 3
-        let pool = ConnectionPool(configuration: try TestDatabase.configuration(), maximumConnections: maximum)
+        let pool = ConnectionPool(configuration: try TestDatabase.serverConfiguration(), maximumConnections: maximum)
         defer { pool.close() }
         let inUse = Mutex<Set<Int32>>([])
         let seen = Mutex<Set<Int32>>([])
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func terminatedBackendIsReplacedOnNextUse() throws {
-        let configuration = try TestDatabase.configuration()
+        let configuration = try TestDatabase.serverConfiguration()
         let pool = ConnectionPool(configuration: configuration, maximumConnections: 1)
         defer { pool.close() }
         let firstPID = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").first!.decode(0, as: Int32.self) }
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func connectionBrokenInsideBodyIsNotReturned() throws {
-        let pool = ConnectionPool(configuration: try TestDatabase.configuration(), maximumConnections: 1)
+        let pool = ConnectionPool(configuration: try TestDatabase.serverConfiguration(), maximumConnections: 1)
         defer { pool.close() }
         let error = try #require(throws: PostgresError.self) {
             try pool.withConnection { connection in
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func openTransactionIsRolledBackOnReturn() throws {
-        let pool = ConnectionPool(configuration: try TestDatabase.configuration(), maximumConnections: 1)
+        let pool = ConnectionPool(configuration: try TestDatabase.serverConfiguration(), maximumConnections: 1)
         defer { pool.close() }
         try pool.withConnection { try $0.execute("BEGIN; SET LOCAL application_name = 'left-open'") }
         let name = try pool.withConnection { try $0.query("SELECT current_setting('application_name')").first!.decode(0, as: String.self) }
@@ -84,7 +85,7 @@ import Testing
     }
 
     @Test func closedPoolRefusesWork() throws {
-        let pool = ConnectionPool(configuration: try TestDatabase.configuration(), maximumConnections: 2)
+        let pool = ConnectionPool(configuration: try TestDatabase.serverConfiguration(), maximumConnections: 2)
         _ = try pool.withConnection { try $0.query("SELECT 1") }
         pool.close()
         #expect(pool.openConnections == 0)
@@ -93,17 +94,24 @@ import Testing
     }
 
     @Test func checkoutTimesOutWhenAllAreBusy() throws {
-        let pool = ConnectionPool(configuration: try TestDatabase.configuration(), maximumConnections: 1, checkoutTimeout: 0.05)
+        let pool = ConnectionPool(configuration: try TestDatabase.serverConfiguration(), maximumConnections: 1, checkoutTimeout: 0.05)
         defer { pool.close() }
         let release = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
+        let holderFailure = Mutex<String?>(nil)
         Thread {
-            _ = try? pool.withConnection { _ in
+            do {
+                try pool.withConnection { _ in
+                    holding.signal()
+                    release.wait()
+                }
+            } catch {
+                holderFailure.withLock { $0 = "\(error)" }
                 holding.signal()
-                release.wait()
             }
         }.start()
         holding.wait()
+        try #require(holderFailure.withLock { $0 } == nil)
         let error = try #require(throws: PostgresError.self) { try pool.withConnection { _ in } }
         #expect(error.kind == .pool)
         release.signal()

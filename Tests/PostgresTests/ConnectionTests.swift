@@ -1,10 +1,11 @@
 import Foundation
 import Postgres
+import PostgresTestSupport
 import Testing
 
 @Suite(.serialized) struct ConnectionTests {
     @Test func sessionSettingsAreFixed() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let row = try #require(try connection.query(
             "SELECT current_setting('client_encoding'), current_setting('TimeZone'), current_setting('DateStyle')"
         ).first)
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func scalarsRoundTrip() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let uuid = UUID()
         let date = Date(timeIntervalSince1970: 1_795_946_400.123456)
         let bytes: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF]
@@ -39,14 +40,14 @@ import Testing
     }
 
     @Test func timestampTextIsWhatTheServerSends() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let row = try #require(try connection.query("SELECT '2026-11-29 18:00:00.123456+08'::timestamptz, '2026-11-29 10:00:00+00'::timestamptz::text").first)
         #expect(try row.decode(1, as: String.self) == "2026-11-29 10:00:00+00")
         #expect(abs(try row.decode(0, as: Date.self).timeIntervalSince1970 - 1_795_946_400.123456) < 0.000_001)
     }
 
     @Test func arraysRoundTrip() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let texts: [String?] = ["plain", "", "NULL", nil, "with \"quotes\"", "back\\slash", "comma,brace}{", " spaced ", "中文 ✓ 🙂", "tab\tnewline\n"]
         let uuids = [UUID(), UUID()]
         let blobs: [[UInt8]] = [[1, 2, 3], [], [0xFF]]
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func nullHandling() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let absent: String? = nil
         let row = try #require(try connection.query("SELECT $1::text, $2::int, NULL::uuid AS missing", [absent, nil]).first)
         #expect(try row.isNull(0))
@@ -81,7 +82,7 @@ import Testing
     }
 
     @Test func typeMismatchNamesColumnAndType() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let row = try #require(try connection.query("SELECT 'abc'::text AS label").first)
         let error = try #require(throws: PostgresError.self) { try row.decode("label", as: Int.self) }
         #expect(error.kind == .decoding)
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func injectionAttemptStaysAValue() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("inject")
         try connection.execute("CREATE TEMP TABLE \(table) (name text)")
         let hostile = "x'); DROP TABLE \(table); --"
@@ -103,7 +104,7 @@ import Testing
     }
 
     @Test func rowsIterateInOrder() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let result = try connection.query("SELECT g AS n, g * 2 AS twice FROM generate_series(1, 5) g")
         #expect(result.count == 5)
         #expect(result.columns == ["n", "twice"])
@@ -112,7 +113,7 @@ import Testing
 
     @Test func transactionCommitsAndRollsBackOnThrow() throws {
         struct Abort: Error {}
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("tx")
         try connection.execute("CREATE TEMP TABLE \(table) (n int)")
         try connection.transaction { try $0.query("INSERT INTO \(table) VALUES (1)") }
@@ -128,17 +129,18 @@ import Testing
     }
 
     @Test func commitOfAFailedTransactionThrows() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let error = try #require(throws: PostgresError.self) {
             try connection.transaction { connection in
-                _ = try? connection.query("SELECT 1/0")
+                // Caught here, so that the body returns normally and COMMIT meets the failed transaction.
+                #expect(throws: PostgresError.self) { try connection.query("SELECT 1/0") }
             }
         }
         #expect(error.kind == .transaction)
     }
 
     @Test func uniqueViolationCarriesSQLState() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("uniq")
         try connection.execute("CREATE TEMP TABLE \(table) (id int CONSTRAINT \(table)_id_key UNIQUE)")
         try connection.query("INSERT INTO \(table) VALUES ($1)", [7])
@@ -154,14 +156,14 @@ import Testing
     }
 
     @Test func syntaxErrorIsAQueryError() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let error = try #require(throws: PostgresError.self) { try connection.query("SELEC 1") }
         #expect(error.sqlState == "42601")
         #expect(connection.isOpen)
     }
 
     @Test func executeRunsSeveralStatements() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("multi")
         try connection.execute("CREATE TEMP TABLE \(table) (n int); INSERT INTO \(table) VALUES (1), (2);")
         let result = try connection.query("UPDATE \(table) SET n = n + 1")
@@ -169,7 +171,7 @@ import Testing
     }
 
     @Test func copyRoundTripsAwkwardText() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copy")
         try connection.execute("CREATE TEMP TABLE \(table) (id int, body text, note text)")
         let bodies: [String?] = ["tab\there", "new\nline", "cr\rlf\r\n", "back\\slash \\N", "\\.", "", nil, "中文 ✓", "end\\"]
@@ -185,7 +187,7 @@ import Testing
     }
 
     @Test func copyOfManyRowsAndEncodedValues() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copybig")
         try connection.execute("CREATE TEMP TABLE \(table) (id bigint, at timestamptz, blob bytea, tags text[])")
         let count = 20_000
@@ -202,7 +204,7 @@ import Testing
     }
 
     @Test func copyRowsRenderedAheadKeepEveryKindOfField() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copyahead")
         try connection.execute("CREATE TEMP TABLE \(table) (body text, blob bytea, ratio float8, flag bool, note text, id bigint)")
         var ahead = CopyRow()
@@ -239,7 +241,7 @@ import Testing
     }
 
     @Test func binaryCopyRowsKeepEveryKindOfField() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copybinary")
         try connection.execute(
             "CREATE TEMP TABLE \(table) (id uuid, body text, blob bytea, ratio float8, flag bool, at timestamptz, note text, n bigint)")
@@ -277,7 +279,7 @@ import Testing
     }
 
     @Test func binaryCopyRefusesNULInTextAndAFormatUnlikeTheStatements() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copybinaryno")
         try connection.execute("CREATE TEMP TABLE \(table) (body text)")
         let nul = try #require(throws: PostgresError.self) {
@@ -297,7 +299,7 @@ import Testing
 
     @Test func copyFailureStoresNothingAndKeepsConnection() throws {
         struct Abort: Error {}
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("copyfail")
         try connection.execute("CREATE TEMP TABLE \(table) (id int PRIMARY KEY)")
         #expect(throws: Abort.self) {
@@ -317,7 +319,7 @@ import Testing
     }
 
     @Test func pipelinedPreparedInsertIsOneTransaction() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let table = TestDatabase.uniqueName("pipe")
         try connection.execute("CREATE TEMP TABLE \(table) (id int PRIMARY KEY, label text)")
         try connection.prepare("\(table)_insert", "INSERT INTO \(table) (id, label) VALUES ($1, $2)")
@@ -333,7 +335,7 @@ import Testing
 
     @Test func decodesJSONColumns() throws {
         struct Fix: Decodable, Equatable { var lat: Double; var lon: Double }
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         let fix = PostgresJSON(Data(#"{"lat": 31.2304, "lon": 121.4737}"#.utf8))
         let row = try #require(try connection.query("SELECT $1::json AS fix, $1::jsonb AS fixb", [fix]).first)
         #expect(try row.decodeJSON("fix", as: Fix.self) == Fix(lat: 31.2304, lon: 121.4737))
@@ -342,7 +344,7 @@ import Testing
     }
 
     @Test func closedConnectionThrowsConnectionError() throws {
-        let connection = try TestDatabase.connect()
+        let connection = try TestDatabase.connectToServer()
         connection.close()
         #expect(!connection.isOpen)
         let error = try #require(throws: PostgresError.self) { try connection.query("SELECT 1") }

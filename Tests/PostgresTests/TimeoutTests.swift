@@ -1,5 +1,6 @@
 import Foundation
 @testable import Postgres
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -12,7 +13,7 @@ import Glibc
 /// leave it: it can enforce nothing, not even its own `statement_timeout`.
 @Suite(.serialized) struct TimeoutTests {
     static func configuration(timeout: Double?) throws -> PostgresConfiguration {
-        try TestDatabase.configuration().withStatementTimeout(timeout, setBy: "TEST_TIMEOUT")
+        try TestDatabase.serverConfiguration().withStatementTimeout(timeout, setBy: "TEST_TIMEOUT")
     }
 
     /// Runs `body` on a thread of its own and waits `limit` seconds for it. Past that, records an issue and resumes the

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import LocationEvents
 
 /// Submissions as the apps and batch jobs write them (DESIGN.md, "Submission format"): JSON text with members in

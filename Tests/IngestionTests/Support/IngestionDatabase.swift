@@ -3,6 +3,7 @@ import EventStore
 import Foundation
 import Geo
 import Ingestion
+import JSON
 import LocationEvents
 import Postgres
 import Projections

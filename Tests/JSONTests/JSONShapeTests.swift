@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import LocationEvents
+@testable import JSON
 
 @Suite struct JSONShapeTests {
     static func read(_ text: String, _ paths: [[String]]) throws -> [JSONValue?] {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The members of a JSON object, kept sorted by name in UTF-8 byte order (which is Unicode code point order).
 ///
-/// Submissions hold a dozen members or so: a sorted array finds one by binary search without hashing every name,
+/// The objects read here hold a dozen members or so: a sorted array finds one by binary search without hashing every name,
 /// and is already in the order canonical JSON writes. Parsed JSON never names a member twice (the parser refuses it);
 /// built in code, a name given twice keeps its last value.
 public struct JSONObject: Sendable, Hashable {
@@ -117,7 +117,7 @@ public struct JSONObject: Sendable, Hashable {
 
     /// UTF-8 byte order. (Iterating the UTF-8 views measured four times faster than `withUTF8` and `memcmp` on
     /// names this short; `String`'s own `<` is not code point order outside ASCII.)
-    static func precedes(_ left: String, _ right: String) -> Bool {
+    public static func precedes(_ left: String, _ right: String) -> Bool {
         var a = left.utf8.makeIterator()
         var b = right.utf8.makeIterator()
         while true {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The values a reader needs from a JSON document, named by their paths of member names: reading with a shape
 /// keeps only those values and checks and skips everything else, for a reader that takes a few fields of a larger
-/// document (the projections reading stored metadata). No tree of the whole document is built.
+/// document. No tree of the whole document is built.
 public struct JSONShape: Sendable {
     /// The member names wanted at one level of objects. A class, so that the reader holds one reference to it.
     final class Level: Sendable {

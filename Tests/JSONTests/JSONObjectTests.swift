@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import LocationEvents
+@testable import JSON
 
 @Suite struct JSONObjectTests {
     @Test func membersAreKeptInCodePointOrderWhateverOrderTheyCameIn() {

@@ -1,16 +1,17 @@
-import EventStore
 import Foundation
 import Postgres
 
-/// A fresh, migrated database on the server named by DATABASE_URL (which `make test` starts), dropped by
-/// ``drop()``. Integration tests fail with a clear message, never skip, when DATABASE_URL is missing.
+/// A fresh database on the server named by DATABASE_URL (which `make test` starts), dropped by ``drop()``; or, for
+/// tests that make their own uniquely named tables, that server's own database. Integration tests fail with a clear
+/// message, never skip, when DATABASE_URL is missing.
 ///
-/// DATABASE_URL names a superuser, who creates the database and, for ``createWithRoles(migrated:)``, its roles.
+/// DATABASE_URL names a superuser, who creates the databases and roles. Migrated databases come from
+/// DatabaseTestSupport, which adds the event store's migrations to this.
 public struct TestDatabase: Sendable {
     public let name: String
     public let configuration: PostgresConfiguration
     private let server: PostgresConfiguration
-    /// The owner and application roles of a database from ``createWithRoles(migrated:)``, dropped with it.
+    /// The owner and application roles of a database from ``createEmptyWithRoles()``, dropped with it.
     public let roles: Roles?
 
     public struct Roles: Sendable {
@@ -18,22 +19,20 @@ public struct TestDatabase: Sendable {
         public let application: String
     }
 
-    public static func create(migrated: Bool = true) throws -> TestDatabase {
+    /// A fresh, empty database.
+    public static func createEmpty() throws -> TestDatabase {
         let server = try serverConfiguration()
         let name = uniqueName("test")
-        try Connection.connect(server).execute("CREATE DATABASE \(name)")
-        let database = TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: nil)
-        if migrated {
-            try Migrator(migrations: try Migration.bundled()).migrate(on: try database.connect())
-        }
-        return database
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        return TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: nil)
     }
 
-    /// A fresh database as a server run with least privilege has it: two new login roles, an owner that owns the
-    /// database and an application role with no privileges of its own. When `migrated`, the owner has run the
-    /// migrations and granted the application its privileges. The roles connect as the server's authentication
-    /// allows them (the test cluster trusts its socket).
-    public static func createWithRoles(migrated: Bool = true) throws -> TestDatabase {
+    /// A fresh, empty database as a server run with least privilege has it: two new login roles, an owner that owns
+    /// the database and an application role with no privileges of its own. The roles connect as the server's
+    /// authentication allows them (the test cluster trusts its socket).
+    public static func createEmptyWithRoles() throws -> TestDatabase {
         let server = try serverConfiguration()
         let name = uniqueName("test")
         let roles = Roles(owner: uniqueName("test_owner"), application: uniqueName("test_app"))
@@ -41,24 +40,24 @@ public struct TestDatabase: Sendable {
         defer { admin.close() }
         try admin.execute("CREATE ROLE \(roles.owner) LOGIN; CREATE ROLE \(roles.application) LOGIN")
         try admin.execute("CREATE DATABASE \(name) OWNER \(roles.owner)")
-        let database = TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: roles)
-        if migrated {
-            let owner = try database.connect(as: roles.owner)
-            defer { owner.close() }
-            try Migrator(migrations: try Migration.bundled()).migrate(on: owner)
-            try ApplicationPrivileges.grant(to: roles.application, on: owner)
-        }
-        return database
+        return TestDatabase(name: name, configuration: server.withDatabase(name), server: server, roles: roles)
     }
 
-    private static func serverConfiguration() throws -> PostgresConfiguration {
+    /// The server and database DATABASE_URL names, as its superuser.
+    public static func serverConfiguration() throws -> PostgresConfiguration {
         guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
             throw MissingDatabase()
         }
         return PostgresConfiguration(connectionString: url)
     }
 
-    private static func uniqueName(_ prefix: String) -> String {
+    /// A connection to the database DATABASE_URL names, for tests that make their own uniquely named tables.
+    public static func connectToServer() throws -> Connection {
+        try Connection.connect(serverConfiguration())
+    }
+
+    /// A name (of a database, role or table) no other test uses.
+    public static func uniqueName(_ prefix: String) -> String {
         prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// A strict RFC 8259 parser straight from UTF-8 bytes to ``JSONValue``.
 ///
 /// Going through `JSONSerialization` costs a bridge to `NSDictionary`/`NSNumber` and back for every value, which
-/// dominated the cost of ingesting a submission; this reads each byte once. Invalid UTF-8, lone surrogates,
+/// dominated the cost of reading a document; this reads each byte once. Invalid UTF-8, lone surrogates,
 /// numbers no `Double` can hold, the NUL character (which PostgreSQL text cannot store), nesting deeper than
 /// ``maximumDepth`` and an object naming a member twice (I-JSON, RFC 7493) are errors, never crashes.
 struct JSONParser {

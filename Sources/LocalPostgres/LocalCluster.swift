@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// A private PostgreSQL cluster in a folder of its own (initdb + pg_ctl), reachable only through a Unix
 /// socket inside that folder. When run as root, the server runs as the `postgres` user, as PostgreSQL requires.

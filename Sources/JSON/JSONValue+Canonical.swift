@@ -62,7 +62,17 @@ extension JSONValue {
         return text
     }
 
-    static func writeString(_ string: String, into out: inout [UInt8]) {
+    /// `string` as a JSON string literal: quoted, escaped per RFC 8259 (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other
+    /// control characters as `\u00XX`), everything else as its UTF-8, as canonical JSON writes every string.
+    public static func quoted(_ string: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(string.utf8.count + 2)
+        writeString(string, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``quoted(_:)`` of `string` to `out`.
+    public static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         let plain = string.withUTF8 { bytes in

@@ -32,7 +32,7 @@ public enum JSONValue: Sendable, Hashable {
 /// Why a `JSONValue` could not be made.
 public enum JSONValueError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(String)
-    /// An object names the member at `path` (`fix.lat`, `list[2].name`) twice.
+    /// An object names the member at `path` (`outer.name`, `list[2].name`) twice.
     case duplicateKey(path: String)
 
     public var description: String {

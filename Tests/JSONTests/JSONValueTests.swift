@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import LocationEvents
+@testable import JSON
 
 @Suite struct JSONValueTests {
     private func parse(_ text: String) throws -> JSONValue {
@@ -62,6 +62,7 @@ import Testing
         let expected = "\"上海市\\\"q\\\"\\\\ /\\n\\t\\r\\b\\f\\u0001\\u001fé😀\""
         #expect(value.canonicalString() == expected)
         #expect(value.canonicalData() == Data(expected.utf8))
+        #expect(JSONValue.quoted("上海市\"q\"\\ /\n\t\r\u{08}\u{0C}\u{01}\u{1F}é😀") == expected)
     }
 
     @Test func canonicalKeysSortByCodePoint() {

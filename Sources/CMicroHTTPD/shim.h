@@ -1,0 +1,41 @@
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+// Swift cannot call C's variadic functions. These wrappers name the few arguments the server passes.
+
+/// Leaves the path and the query arguments as sent: the server percent-decodes them itself, one path
+/// segment at a time, so that `%2F` inside a segment stays in that segment.
+static inline size_t geoledger_mhd_keep_escaped(void *context, struct MHD_Connection *connection, char *text) {
+    (void) context;
+    (void) connection;
+    return strlen(text);
+}
+
+/// Starts a daemon on a socket that is already listening.
+static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
+    unsigned int flags, int listen_socket, MHD_AccessHandlerCallback access_handler,
+    MHD_RequestCompletedCallback request_completed, MHD_LogCallback logger, void *context,
+    unsigned int connection_timeout_seconds, unsigned int connection_limit, size_t connection_memory_limit)
+{
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, access_handler, context,
+        MHD_OPTION_EXTERNAL_LOGGER, logger, context, /* first, so that it gets every message */
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_socket,
+        MHD_OPTION_NOTIFY_COMPLETED, request_completed, context,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_UNESCAPE_CALLBACK, geoledger_mhd_keep_escaped, NULL,
+        MHD_OPTION_END);
+}
+
+/// The peer's address, or NULL.
+static inline const struct sockaddr *geoledger_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+extension HTTPServer {
+    /// The server's settings, built once by the application and handed in.
+    public struct Configuration: Sendable {
+        /// The IP address to listen on, e.g. `127.0.0.1`, `0.0.0.0` or `::1`.
+        public var host: String
+        /// The TCP port; 0 lets the system choose (read it back from `HTTPServer.port`).
+        public var port: Int
+        /// Threads that run handlers. Handlers block (on PostgreSQL, mostly), so twice the cores keeps
+        /// the processors busy while some wait.
+        public var workerThreads: Int
+        /// The largest request body, as sent and after gzip inflation: larger ones are answered 413.
+        public var maximumBodyBytes: Int
+        /// The most memory one connection may use for the request line, headers and read buffer;
+        /// headers that do not fit are answered 431 by libmicrohttpd.
+        public var maximumHeaderBytes: Int
+        /// Connections open at once; more wait in the listen queue.
+        public var maximumConnections: Int
+        /// How long a connection may stay silent (no byte received or sent) before it is closed,
+        /// in whole seconds (libmicrohttpd's unit). A request being handled is not silent.
+        public var connectionTimeout: Duration
+        /// How long a client may take to send one request's body; past it the connection is closed.
+        /// Together with `connectionTimeout` this bounds how long a slow client holds its connection.
+        public var requestTimeout: Duration
+        /// Response bodies smaller than this are sent as they are.
+        public var compressionThreshold: Int
+        /// Where the server reports what clients do not see: handler errors (with the request id) and
+        /// libmicrohttpd's own messages.
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, workerThreads: Int = Configuration.defaultWorkerThreads,
+            maximumBodyBytes: Int = 16 << 20, maximumHeaderBytes: Int = 64 << 10, maximumConnections: Int = 1000,
+            connectionTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
+            compressionThreshold: Int = 1024, log: @escaping @Sendable (String) -> Void = { _ in }
+        ) {
+            self.host = host
+            self.port = port
+            self.workerThreads = workerThreads
+            self.maximumBodyBytes = maximumBodyBytes
+            self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumConnections = maximumConnections
+            self.connectionTimeout = connectionTimeout
+            self.requestTimeout = requestTimeout
+            self.compressionThreshold = compressionThreshold
+            self.log = log
+        }
+
+        /// Twice the processors this process may use, and at least 4.
+        public static var defaultWorkerThreads: Int {
+            max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+        }
+
+        /// The address as people write it: `127.0.0.1:8080`, `[::1]:8080`.
+        public var address: String {
+            host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+
+        func validate() throws(HTTPServerError) {
+            func check(_ condition: Bool, _ message: String) throws(HTTPServerError) {
+                if !condition { throw HTTPServerError(.invalidConfiguration, message) }
+            }
+            try check((0...65535).contains(port), "port \(port) is not between 0 and 65535")
+            try check((1...1024).contains(workerThreads), "workerThreads \(workerThreads) is not between 1 and 1024")
+            try check(
+                (1...(1 << 30)).contains(maximumBodyBytes),
+                "maximumBodyBytes \(maximumBodyBytes) is not between 1 and 1 GiB")
+            try check(
+                (4096...(16 << 20)).contains(maximumHeaderBytes),
+                "maximumHeaderBytes \(maximumHeaderBytes) is not between 4 KiB and 16 MiB")
+            try check(
+                (1...100_000).contains(maximumConnections),
+                "maximumConnections \(maximumConnections) is not between 1 and 100000")
+            try check(connectionTimeout >= .seconds(1), "connectionTimeout must be at least 1 second")
+            try check(requestTimeout > .zero, "requestTimeout must be positive")
+            try check(compressionThreshold >= 0, "compressionThreshold must not be negative")
+        }
+
+        /// libmicrohttpd counts the connection timeout in whole seconds.
+        var connectionTimeoutSeconds: UInt32 {
+            let (seconds, attoseconds) = connectionTimeout.components
+            return UInt32(clamping: seconds + (attoseconds > 0 ? 1 : 0))
+        }
+    }
+}

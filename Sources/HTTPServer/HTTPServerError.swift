@@ -1,0 +1,23 @@
+/// Why the server could not start, with the address or setting concerned.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// A setting is out of range; the message names it.
+        case invalidConfiguration
+        /// Another socket already listens on the address.
+        case addressInUse
+        /// The listening socket could not be set up (permission, unknown address, no descriptors left).
+        case listen
+        /// libmicrohttpd refused to start.
+        case start
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,120 @@
+internal import CMicroHTTPD
+import Synchronization
+
+/// One request on its way from libmicrohttpd's polling thread, which reads it, to a worker, which answers it,
+/// and back. Its phase decides who may touch the connection: only the polling thread, except for the one
+/// `MHD_resume_connection` that hands a dispatched request back.
+final class RequestContext: Sendable {
+    let id: String
+    let started: ContinuousClock.Instant
+    let method: HTTPMethod
+    /// The path as sent, still percent-encoded.
+    let rawPath: [UInt8]
+    /// The query's names and values as sent, still percent-encoded (libmicrohttpd has turned `+` into spaces).
+    let rawQuery: [(name: [UInt8], value: [UInt8])]
+    let headers: HTTPHeaders
+    let remoteAddress: String
+    private let state = Mutex(State())
+
+    private struct State {
+        var body: [UInt8] = []
+        var phase = Phase.receiving
+        /// Set while dispatched: the suspended connection to resume.
+        var connection: MHDHandle?
+    }
+
+    private enum Phase {
+        /// The body is arriving.
+        case receiving
+        /// The body broke a limit; the rest of it is read and dropped, then this is the answer.
+        case refused(HTTPResponse)
+        /// A worker has it; the connection is suspended.
+        case dispatched
+        /// The answer is ready and the connection resumed; the polling thread will send it.
+        case answered(HTTPResponse)
+        /// The answer went to libmicrohttpd.
+        case sent
+    }
+
+    /// What the polling thread does once the whole body has arrived.
+    enum Completion {
+        case respond(HTTPResponse)
+        case dispatch
+        case wait
+    }
+
+    init(
+        id: String, method: HTTPMethod, rawPath: [UInt8], rawQuery: [(name: [UInt8], value: [UInt8])],
+        headers: HTTPHeaders, remoteAddress: String
+    ) {
+        self.id = id
+        self.started = .now
+        self.method = method
+        self.rawPath = rawPath
+        self.rawQuery = rawQuery
+        self.headers = headers
+        self.remoteAddress = remoteAddress
+    }
+
+    /// Keeps a piece of the body, or drops it once the body has broken `limit`.
+    func receive(_ bytes: UnsafeRawBufferPointer, limit: Int) {
+        state.withLock { state in
+            guard case .receiving = state.phase else { return }
+            guard state.body.count + bytes.count <= limit else {
+                state.body = []
+                state.phase = .refused(.error(
+                    .contentTooLarge, code: "body_too_large",
+                    message: "the request body is larger than the limit of \(limit) bytes"))
+                return
+            }
+            state.body.append(contentsOf: bytes)
+        }
+    }
+
+    /// Called on the polling thread each time libmicrohttpd reports the body complete.
+    func complete() -> Completion {
+        state.withLock { state in
+            switch state.phase {
+            case .receiving: return .dispatch
+            case .refused(let response), .answered(let response):
+                state.phase = .sent
+                return .respond(response)
+            case .dispatched, .sent: return .wait
+            }
+        }
+    }
+
+    /// Hands the request to a worker: records the connection to resume and gives up the body.
+    func dispatch(_ connection: MHDHandle) -> [UInt8] {
+        state.withLock { state in
+            state.phase = .dispatched
+            state.connection = connection
+            defer { state.body = [] }
+            return state.body
+        }
+    }
+
+    var isDispatched: Bool {
+        state.withLock { if case .dispatched = $0.phase { true } else { false } }
+    }
+
+    /// Sets the answer and resumes the connection, unless the request was answered already (a stopping server
+    /// answers what is left 503). Returns whether this answer is the one sent. Resuming under the lock makes
+    /// the resume happen exactly once, before the server can stop the daemon.
+    @discardableResult
+    func answer(_ response: HTTPResponse) -> Bool {
+        state.withLock { state in
+            guard case .dispatched = state.phase, let connection = state.connection else { return false }
+            state.phase = .answered(response)
+            state.connection = nil
+            MHD_resume_connection(connection.pointer)
+            return true
+        }
+    }
+}
+
+/// The address of a libmicrohttpd object (a daemon, a connection), to keep under a lock.
+// @unchecked: it is only an address; which thread may use the object is decided where the handle is kept.
+struct MHDHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,64 @@
+/// Writes rows for `Connection.copyFrom`, in the COPY's format. Valid only inside the `copyFrom` closure.
+public final class CopyWriter {
+    private let connection: Connection
+    /// The rows not sent yet; rows are written straight into it.
+    private var pending: CopyRow
+    var isFinished = false
+    /// Rows written so far.
+    public private(set) var rowCount = 0
+
+    /// Small enough that the server is already storing rows while later ones are being formatted.
+    static let flushThreshold = 1 << 16
+
+    init(connection: Connection, format: CopyFormat) {
+        self.connection = connection
+        pending = CopyRow(format: format)
+        pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
+        if format == .binary {
+            // The signature, no flags, no header extension.
+            pending.buffer.append(contentsOf: Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8))
+        }
+    }
+
+    /// Appends one row of text values; `nil` is SQL NULL. Tabs, newlines, carriage returns and backslashes
+    /// in the values are escaped. In a binary COPY, every column must be of a text type.
+    public func row(_ fields: [String?]) throws {
+        try row { row in
+            for field in fields { row.text(field) }
+        }
+    }
+
+    /// Appends one row of values in their PostgreSQL text form; `nil` is SQL NULL.
+    public func row(encoding values: [(any PostgresEncodable)?]) throws {
+        try row(Connection.parameterTexts(values))
+    }
+
+    /// Appends one row built field by field, without first making a string of every value.
+    public func row(_ build: (inout CopyRow) throws -> Void) throws {
+        guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
+        let rowStart = pending.buffer.count
+        pending.startRow()
+        do {
+            try build(&pending)
+            if let problem = pending.problem { throw PostgresError(.encoding, problem) }
+        } catch {
+            pending.buffer.removeSubrange(rowStart...)
+            throw error
+        }
+        pending.endRow(startingAt: rowStart)
+        rowCount += 1
+        if pending.buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Sends what is left, with the binary format's end marker.
+    func finish() throws {
+        if pending.format == .binary { pending.buffer.append(contentsOf: [0xFF, 0xFF]) }
+        try flush()
+    }
+
+    func flush() throws {
+        guard !pending.buffer.isEmpty else { return }
+        try pending.buffer.withUnsafeBufferPointer { try connection.sendCopyData($0) }
+        pending.buffer.removeAll(keepingCapacity: true)
+    }
+}

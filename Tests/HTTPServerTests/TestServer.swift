@@ -1,0 +1,157 @@
+import Foundation
+import HTTPServer
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Each test listens on a port of its own in 18400-18499, on 127.0.0.1 only.
+enum TestPort {
+    static let base = 18400
+}
+
+/// Runs `body` on a thread of its own and returns what it returns. Clients in these tests block, and their timings
+/// matter: on Swift's cooperative pool (a thread per core, shared with every other test) they would both starve
+/// other tests and be starved by them.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}
+
+/// Starts a server on `port` with test-sized timeouts, runs `body` on a thread of its own, and stops the server
+/// whatever happens.
+func withServer<T: Sendable>(
+    port: Int, router: Router, configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+    _ body: @escaping @Sendable (HTTPServer) throws -> T
+) async throws -> T {
+    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: port)
+    configuration.connectionTimeout = .seconds(5)
+    configuration.requestTimeout = .seconds(10)
+    configure(&configuration)
+    let server = try HTTPServer.start(configuration, router: router)
+    do {
+        let result = try await onThread { try body(server) }
+        try await onThread { server.stop(gracePeriod: .seconds(2)) }
+        return result
+    } catch {
+        try await onThread { server.stop(gracePeriod: .zero) }
+        throw error
+    }
+}
+
+/// One request on a connection of its own.
+func request(
+    port: Int, _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []
+) throws -> RawClient.Response {
+    let client = try RawClient(port: port)
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+    try client.send(Array((head + "\r\n").utf8) + body)
+    return try client.readResponse(isHead: method == "HEAD")
+}
+
+/// URLSession, as a batch job's client would use it. Its callbacks run on its own queue, not the cooperative pool.
+let session: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpMaximumConnectionsPerHost = 32
+    configuration.timeoutIntervalForRequest = 20
+    return URLSession(configuration: configuration)
+}()
+
+/// A request through URLSession, waited for on the calling thread.
+func fetch(_ method: String = "GET", port: Int, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws
+    -> RawClient.Response
+{
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    request.httpMethod = method
+    request.httpBody = body
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let outcome = Mutex<Result<RawClient.Response, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    session.dataTask(with: request) { data, response, error in
+        let result: Result<RawClient.Response, any Error>
+        if let response = response as? HTTPURLResponse {
+            let fields = response.allHeaderFields.map { (name: "\($0.key)", value: "\($0.value)") }
+            result = .success(RawClient.Response(status: response.statusCode, headers: HTTPHeaders(fields), body: Array(data ?? Data())))
+        } else {
+            result = .failure(error ?? RawClient.Failure(description: "URLSession gave no response"))
+        }
+        outcome.withLock { $0 = result }
+        done.signal()
+    }.resume()
+    guard done.wait(timeout: .now() + 30) == .success else { throw RawClient.Failure(description: "URLSession did not answer") }
+    return try outcome.withLock { $0! }.get()
+}
+
+/// Runs `count` copies of `body` on threads of their own, all at once, and returns their results in order.
+func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let results = Mutex<[Int: Result<T, any Error>]>([:])
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            let result = Result { try body(index) }
+            results.withLock { $0[index] = result }
+            group.leave()
+        }
+    }
+    group.wait()
+    return try (0..<count).map { index in try results.withLock { $0[index]! }.get() }
+}
+
+/// The `error` object of an error document.
+func errorObject(_ body: some Collection<UInt8>) throws -> [String: String] {
+    let document = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+    return try #require(document?["error"] as? [String: String])
+}
+
+/// Counts calls, and how many run at once.
+final class Counter: Sendable {
+    private let state = Mutex((calls: 0, running: 0, peak: 0))
+
+    var calls: Int { state.withLock { $0.calls } }
+    var peak: Int { state.withLock { $0.peak } }
+
+    func enter() {
+        state.withLock { state in
+            state.calls += 1
+            state.running += 1
+            state.peak = max(state.peak, state.running)
+        }
+    }
+
+    func leave() {
+        state.withLock { $0.running -= 1 }
+    }
+}
+
+/// A flag set once, from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
+/// Lines logged by a server.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+/// Waits, polling, until `condition` holds or `limit` passes; returns whether it held. It blocks: call it on a
+/// thread of the test's own or in a handler.
+func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(5_000)
+    }
+    return true
+}
