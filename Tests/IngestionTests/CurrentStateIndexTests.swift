@@ -14,6 +14,10 @@ struct CurrentStateIndexTests {
     func entityIndex(kind: String, types: String, preciseOnly: Bool) throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
+        let definition = try db.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'fixes_entity'")
+            .map { try $0.decode(0, as: String.self) }
+        #expect(definition.count == 1 && definition[0].hasSuffix("WHERE (entity_kind = ANY (ARRAY['merchant'::text, 'terminal'::text]))"),
+                "\(definition)")
         // With any other way to the rows priced out, the plan shows whether the index can serve the query at all.
         try db.connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off")
         let query = CurrentState.newestFix(kind: kind, id: "'X1'", types: types, preciseOnly: preciseOnly)
