@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "Output", dependencies: ["JSON"]),
         // CSV points read from standard input, in bounded memory.
         .target(name: "CSVInput"),
+        // Pictures: points and lines over the region outlines, as standalone SVG.
+        .target(name: "Maps", dependencies: ["Geo"]),
 
         // Application.
         // The SQL files the migrator applies, in name order; each new file is also listed here, as a resource.
@@ -65,6 +67,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
+        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geo"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
         .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),

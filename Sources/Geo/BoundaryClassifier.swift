@@ -34,16 +34,19 @@ public final class BoundaryClassifier: RegionClassifying, Sendable {
     /// - Parameter nearBoundaryMetres: how close to a border between two answers a point is
     ///   flagged `nearBoundary` (meant for values up to a few tens of kilometres).
     public static func bundled(nearBoundaryMetres: Double = 1000) throws -> BoundaryClassifier {
+        try BoundaryClassifier(data: try bundledData(), nearBoundaryMetres: nearBoundaryMetres)
+    }
+
+    /// The bytes of the boundary resource shipped with this module.
+    static func bundledData() throws -> Data {
         guard let url = Bundle.module.url(forResource: resourceName, withExtension: "bin") else {
             throw GeoError.boundaryResourceMissing("\(resourceName).bin")
         }
-        let data: Data
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             throw GeoError.boundaryResourceMissing("\(resourceName).bin (\(error))")
         }
-        return try BoundaryClassifier(data: data, nearBoundaryMetres: nearBoundaryMetres)
     }
 
     /// Builds a classifier from boundary data in the format of `scripts/derive-boundaries.py`.
