@@ -52,7 +52,17 @@ enum MapExamples {
         return MapPicture(title: "\(count) fixes", marks: marks)
     }
 
+    /// Three fixes at the ends of the country: the outlines of every region and of the neighbours, simplified.
+    static func countryWide() -> MapPicture {
+        MapPicture(marks: [
+            MapPicture.Mark(Coordinate(latitude: 45.75, longitude: 126.63), kind: .preciseFix, label: "Harbin"),
+            MapPicture.Mark(Coordinate(latitude: 18.25, longitude: 109.5), kind: .approximateFix, label: "Sanya"),
+            MapPicture.Mark(Coordinate(latitude: 39.47, longitude: 75.99), kind: .unusableFix, label: "Kashgar"),
+        ])
+    }
+
     static let all: [(name: String, picture: MapPicture)] = [
+        ("country-wide", countryWide()),
         ("shenzhen-merchant", shenzhenMerchant()),
         ("border-history", borderHistory()),
         ("many-fixes", manyFixes()),

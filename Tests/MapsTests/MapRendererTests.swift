@@ -1,6 +1,6 @@
 import Foundation
 import Geo
-import Maps
+@testable import Maps
 import Testing
 
 @Suite struct MapRendererTests {
@@ -116,11 +116,7 @@ import Testing
     }
 
     @Test func aCountryWideViewStaysSmall() throws {
-        let picture = MapPicture(marks: [
-            MapPicture.Mark(Coordinate(latitude: 45.75, longitude: 126.63), kind: .preciseFix, label: "Harbin"),
-            MapPicture.Mark(Coordinate(latitude: 18.25, longitude: 109.5), kind: .preciseFix, label: "Sanya"),
-            MapPicture.Mark(Coordinate(latitude: 39.47, longitude: 75.99), kind: .preciseFix, label: "Kashgar"),
-        ])
+        let picture = MapExamples.countryWide()
         let (svg, document) = try document(picture)
         #expect(svg.utf8.count < 400_000, "\(svg.utf8.count) bytes")
         #expect(!document.elements(ofClass: "taiwan").isEmpty)
@@ -185,5 +181,34 @@ import Testing
                 try svg.write(toFile: directory + "/" + name + ".svg", atomically: true, encoding: .utf8)
             }
         }
+    }
+}
+
+@Suite struct OutlinePathsTests {
+    typealias Point = OutlinePaths.Point
+    let box = OutlinePaths.Box(minX: 0, minY: 0, maxX: 10, maxY: 10)
+
+    @Test func aRingAroundTheBoxBecomesTheBox() {
+        let ring = [Point(x: -5, y: -5), Point(x: 15, y: -5), Point(x: 15, y: 15), Point(x: -5, y: 15)]
+        let clipped = OutlinePaths.clipped(ring, to: box)
+        #expect(Set(clipped.map { "\($0.x),\($0.y)" }) == ["0.0,0.0", "10.0,0.0", "10.0,10.0", "0.0,10.0"])
+    }
+
+    @Test func aRingOutsideTheBoxIsGone() {
+        let ring = [Point(x: 20, y: 20), Point(x: 30, y: 20), Point(x: 30, y: 30)]
+        #expect(OutlinePaths.clipped(ring, to: box).isEmpty)
+    }
+
+    @Test func aRingAcrossAnEdgeIsCutAtIt() {
+        let ring = [Point(x: 5, y: 2), Point(x: 15, y: 2), Point(x: 15, y: 8), Point(x: 5, y: 8)]
+        let clipped = OutlinePaths.clipped(ring, to: box)
+        #expect(clipped.allSatisfy { $0.x <= 10 })
+        #expect(clipped.contains(Point(x: 10, y: 2)) && clipped.contains(Point(x: 10, y: 8)))
+        #expect(clipped.count == 4)
+    }
+
+    @Test func verticesCloserThanTheToleranceAreDropped() {
+        let ring = [Point(x: 0, y: 0), Point(x: 0.1, y: 0), Point(x: 0.5, y: 0.5), Point(x: 5, y: 0), Point(x: 5, y: 5)]
+        #expect(OutlinePaths.simplified(ring) == [Point(x: 0, y: 0), Point(x: 5, y: 0), Point(x: 5, y: 5)])
     }
 }
