@@ -10,11 +10,14 @@ public struct MapPicture: Sendable {
     public var marks: [Mark]
     /// Drawn under the marks.
     public var lines: [Line]
+    /// What the lines stand for, in the legend (such as "terminal to its merchant"); nil leaves them out of it.
+    public var lineLegend: String?
 
-    public init(title: String? = nil, marks: [Mark], lines: [Line] = []) {
+    public init(title: String? = nil, marks: [Mark], lines: [Line] = [], lineLegend: String? = nil) {
         self.title = title
         self.marks = marks
         self.lines = lines
+        self.lineLegend = lineLegend
     }
 
     /// What a mark stands for; each has its own symbol and legend entry.
@@ -48,11 +51,15 @@ public struct MapPicture: Sendable {
         public var kind: Kind
         /// Written next to the mark, when the map has at most ``MapRenderer/labelLimit`` labelled marks.
         public var label: String?
+        /// Shown by a browser when the pointer rests on the mark (an SVG `<title>`), when the map has at most
+        /// ``MapRenderer/titleLimit`` of them: the details a label has no room for.
+        public var title: String?
 
-        public init(_ position: Coordinate, kind: Kind, label: String? = nil) {
+        public init(_ position: Coordinate, kind: Kind, label: String? = nil, title: String? = nil) {
             self.position = position
             self.kind = kind
             self.label = label
+            self.title = title
         }
     }
 

@@ -119,6 +119,18 @@ extension MapRenderer {
         return ##"<g class="mark-labels" stroke="#ffffff" stroke-width="3" paint-order="stroke">"## + "\n" + labels + "</g>\n"
     }
 
+    /// A transparent disc over each mark with a title, holding it: browsers show it under the pointer.
+    static func markTitles(_ marks: [MapPicture.Mark], _ view: MapView) -> String {
+        var titles = ""
+        for mark in marks {
+            guard let title = mark.title else { continue }
+            let x = SVGText.number(view.x(mark.position.longitude)), y = SVGText.number(view.y(mark.position.latitude))
+            titles += ##"<circle cx="\##(x)" cy="\##(y)" r="7"><title>\##(SVGText.escaped(title))</title></circle>"## + "\n"
+        }
+        guard !titles.isEmpty else { return "" }
+        return ##"<g class="mark-titles" fill="#000000" fill-opacity="0">"## + "\n" + titles + "</g>\n"
+    }
+
     /// A bar of a round distance, at most a quarter of the map's width, in the map's lower left corner.
     static func scaleBar(_ view: MapView) -> String {
         let metres = view.scaleBarMetres(maxPixels: view.width / 4)
@@ -133,16 +145,21 @@ extension MapRenderer {
             + "</g>\n"
     }
 
-    /// Below the map: a row of the kinds of marks used, a row of the regions shown, then a line per note.
-    static func legend(kinds: [MapPicture.Kind], regions: [Region], notes: [String], top: Double) -> String {
+    /// Below the map: a row of the kinds of marks used and the lines, a row of the regions shown, then a line per note.
+    static func legend(kinds: [MapPicture.Kind], lines: String?, regions: [Region], notes: [String], top: Double) -> String {
         var svg = ##"<g class="legend">"## + "\n"
         var y = top + rowHeight / 2
-        if !kinds.isEmpty {
+        if !kinds.isEmpty || lines != nil {
             var x = 20.0
             for kind in kinds {
                 svg += symbols(kind, at: [Pixel(x: x, y: y)], size: 0.8)
                 svg += ##"<text x="\##(SVGText.number(x + 12))" y="\##(SVGText.number(y + 4))">\##(kind.legendText)</text>"## + "\n"
                 x += 12 + estimatedWidth(kind.legendText) + 24
+            }
+            if let lines {
+                let line = ##"M\##(SVGText.number(x - 8)) \##(SVGText.number(y))h24"##
+                svg += ##"<path fill="none" stroke="#333333" stroke-width="1.5" stroke-dasharray="6 4" d="\##(line)"/>"## + "\n"
+                svg += ##"<text x="\##(SVGText.number(x + 22))" y="\##(SVGText.number(y + 4))">\##(SVGText.escaped(lines))</text>"## + "\n"
             }
             y += rowHeight
         }

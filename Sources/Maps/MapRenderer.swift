@@ -5,11 +5,14 @@ import Geo
 /// The view is fitted to the marks and the lines' ends (see ``MapView`` for the projection); the region outlines
 /// in view are drawn under them, cut to the view and simplified to its pixels; a scale bar and a legend of the
 /// kinds of marks and the regions shown sit below. The same picture gives the same bytes. Labels are written when
-/// there are at most ``labelLimit`` of them; with more, the marks alone are drawn and a note says so. With more than
+/// there are at most ``labelLimit`` of them, and marks' titles when at most ``titleLimit``; with more, the marks alone
+/// are drawn and a note says so. With more than
 /// a thousand marks they are drawn at half size.
 public struct MapRenderer: Sendable {
     /// The most labels of marks (and, separately, of lines) written on one map.
     public static let labelLimit = 100
+    /// The most titles of marks (the text shown under the pointer) written on one map.
+    public static let titleLimit = 2000
     /// With more marks than this, they are drawn at half size.
     static let smallMarksAbove = 1000
     static let width = 800.0
@@ -40,6 +43,7 @@ public struct MapRenderer: Sendable {
         let kinds = MapPicture.Kind.allCases.filter { kind in picture.marks.contains { $0.kind == kind } }
         let markLabels = picture.marks.filter { $0.label != nil }.count
         let lineLabels = picture.lines.filter { $0.label != .none }.count
+        let markTitles = picture.marks.filter { $0.title != nil }.count
         var notes: [String] = []
         if markLabels > MapRenderer.labelLimit {
             notes.append("\(markLabels) labels of points not drawn (more than \(MapRenderer.labelLimit)).")
@@ -47,12 +51,16 @@ public struct MapRenderer: Sendable {
         if lineLabels > MapRenderer.labelLimit {
             notes.append("\(lineLabels) labels of lines not drawn (more than \(MapRenderer.labelLimit)).")
         }
+        if markTitles > MapRenderer.titleLimit {
+            notes.append("\(markTitles) titles of points not written (more than \(MapRenderer.titleLimit)).")
+        }
         if let outlines {
             notes.append("Boundaries: \(outlines.boundaryVersion) 1:10m, generalised, not legal boundaries.")
         }
         notes.append("Equirectangular projection; the scale is true at \(MapRenderer.latitudeText(view.centreLatitude)).")
 
-        let legendRows = (kinds.isEmpty ? 0 : 1) + (regions.isEmpty ? 0 : 1)
+        let lineLegend = picture.lines.isEmpty ? nil : picture.lineLegend
+        let legendRows = (kinds.isEmpty && lineLegend == nil ? 0 : 1) + (regions.isEmpty ? 0 : 1)
         let footerTop = top + MapRenderer.mapHeight + 6
         let height = footerTop + Double(legendRows + notes.count) * MapRenderer.rowHeight + 4
         let w = SVGText.number(MapRenderer.width), h = SVGText.number(height)
@@ -74,6 +82,9 @@ public struct MapRenderer: Sendable {
                 .map { MapRenderer.Pixel(x: view.x($0.position.longitude), y: view.y($0.position.latitude)) }
             svg += MapRenderer.symbols(kind, at: Array(positions), size: picture.marks.count > MapRenderer.smallMarksAbove ? 0.5 : 1)
         }
+        if markTitles <= MapRenderer.titleLimit {
+            svg += MapRenderer.markTitles(picture.marks, view)
+        }
         if markLabels <= MapRenderer.labelLimit {
             svg += MapRenderer.markLabels(picture.marks, view)
         }
@@ -83,7 +94,7 @@ public struct MapRenderer: Sendable {
             svg += ##"<text x="12" y="24" font-size="16" font-weight="bold">\##(SVGText.escaped(title))</text>"## + "\n"
         }
         svg += MapRenderer.scaleBar(view)
-        svg += MapRenderer.legend(kinds: kinds, regions: regions.map(\.region), notes: notes, top: footerTop)
+        svg += MapRenderer.legend(kinds: kinds, lines: lineLegend, regions: regions.map(\.region), notes: notes, top: footerTop)
         svg += "</svg>\n"
         return svg
     }

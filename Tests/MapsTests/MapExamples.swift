@@ -17,10 +17,13 @@ enum MapExamples {
         var marks = [MapPicture.Mark(merchant, kind: .merchantAddress, label: "M-88 Futian Noodles")]
         var lines: [MapPicture.Line] = []
         for (id, position) in terminals {
-            marks.append(MapPicture.Mark(position, kind: .terminal, label: id))
+            let distance = MapRenderer.distanceText(position.distance(to: merchant))
+            marks.append(MapPicture.Mark(position, kind: .terminal, label: id,
+                                         title: "\(id): latest precise fix \(distance) from the address of M-88"))
             lines.append(MapPicture.Line(from: position, to: merchant))
         }
-        return MapPicture(title: "Terminals of merchant M-88 and their distance to its address", marks: marks, lines: lines)
+        return MapPicture(title: "Terminals of merchant M-88 and their distance to its address", marks: marks, lines: lines,
+                          lineLegend: "terminal to its merchant")
     }
 
     /// A terminal's fixes on both sides of the Hong Kong–Shenzhen border, of every quality.
@@ -32,7 +35,7 @@ enum MapExamples {
             (Coordinate(latitude: 22.48000, longitude: 114.01000), .approximateFix, "2026-11-27 14:00 apple 1.2 km reduced"),
             (Coordinate(latitude: 22.58000, longitude: 114.17000), .unusableFix, "2026-11-26 08:30 ip 8 km"),
         ]
-        let marks = fixes.map { MapPicture.Mark($0.0, kind: $0.1, label: $0.2) }
+        let marks = fixes.map { MapPicture.Mark($0.0, kind: $0.1, label: $0.2, title: "\($0.2), \($0.1.legendText)") }
             + [MapPicture.Mark(Coordinate(latitude: 22.54500, longitude: 114.09500), kind: .merchantAddress, label: "M-17 <Luohu> & Sons")]
         return MapPicture(title: "History of terminal T-2002", marks: marks)
     }
@@ -47,7 +50,7 @@ enum MapExamples {
         let kinds: [MapPicture.Kind] = [.preciseFix, .approximateFix, .unusableFix]
         let marks = (0..<count).map { i in
             MapPicture.Mark(Coordinate(latitude: 22.1 + next() * 0.8, longitude: 113.5 + next() * 1.0),
-                            kind: kinds[i % 3], label: "fix \(i)")
+                            kind: kinds[i % 3], label: "fix \(i)", title: "fix \(i)")
         }
         return MapPicture(title: "\(count) fixes", marks: marks)
     }

@@ -46,6 +46,26 @@ import Testing
         #expect(!history.texts.contains("terminal"))
     }
 
+    @Test func linesAreInTheLegendWhenNamed() throws {
+        let (_, document) = try document(MapExamples.shenzhenMerchant())
+        let legend = try #require(document.elements(ofClass: "legend").first)
+        #expect(legend.text.contains("terminal to its merchant"))
+
+        var unnamed = MapExamples.shenzhenMerchant()
+        unnamed.lineLegend = nil
+        let (_, plain) = try self.document(unnamed)
+        #expect(!plain.texts.contains("terminal to its merchant"))
+    }
+
+    @Test func marksTitlesAreShownUnderThePointer() throws {
+        let (_, document) = try document(MapExamples.shenzhenMerchant())
+        let titles = document.elements(ofClass: "mark-titles")
+        #expect(titles.count == 1)
+        let texts = document.elements(named: "title").map(\.text)
+        #expect(texts.contains("T-1003: latest precise fix 3 km from the address of M-88"))
+        #expect(texts.count == 4)  // the document's and the three terminals'
+    }
+
     @Test func scaleBarShowsARoundDistanceShorterThanAQuarterOfTheMap() throws {
         let (_, document) = try document(MapExamples.shenzhenMerchant())
         let bar = document.elements(ofClass: "scale-bar")
@@ -69,12 +89,12 @@ import Testing
         let position = Coordinate(latitude: 22.5, longitude: 114.0)
         let picture = MapPicture(
             title: nasty,
-            marks: [MapPicture.Mark(position, kind: .preciseFix, label: nasty + "\u{1}")],
+            marks: [MapPicture.Mark(position, kind: .preciseFix, label: nasty + "\u{1}", title: nasty)],
             lines: [MapPicture.Line(from: position, to: Coordinate(latitude: 22.51, longitude: 114.0), label: .text(nasty))])
         let (svg, document) = try document(picture)
         #expect(!svg.contains("<b>"))
         #expect(svg.contains("&lt;b&gt;&quot;Tom&quot; &amp; &apos;Jerry&apos;&lt;/b&gt;"))
-        #expect(document.elements(named: "title").first?.text == nasty)
+        #expect(document.elements(named: "title").map(\.text) == [nasty, nasty])  // the document's and the mark's
         #expect(document.texts.filter { $0 == nasty }.count == 2)  // the title above the map and the line's label
         #expect(document.texts.contains(nasty + "\u{FFFD}"))
     }
@@ -133,6 +153,8 @@ import Testing
         let document = try #require(SVGDocument.parse(svg))
         #expect(document.elements(named: "text").count < 30)  // labels left out beyond the limit
         #expect(document.texts.contains("10000 labels of points not drawn (more than 100)."))
+        #expect(document.texts.contains("10000 titles of points not written (more than 2000)."))
+        #expect(document.elements(named: "title").count == 1)  // the document's own
     }
 
     @Test func nothingToDrawIsAnError() {
