@@ -181,8 +181,9 @@ extension MapRenderer {
         return svg + "</g>\n"
     }
 
-    /// About the width of a text at the font size of 12, for laying out the legend.
+    /// About the width of a text at the font size of 12, for laying out the legend and the labels: Chinese,
+    /// Japanese and Korean characters are a full em wide.
     static func estimatedWidth(_ text: String) -> Double {
-        Double(text.count) * 6.5
+        text.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x2E80 ? 12 : 6.5) }
     }
 }

@@ -33,7 +33,7 @@ enum MapExamples {
             (Coordinate(latitude: 22.51450, longitude: 114.06610), .preciseFix, "2026-11-29 17:40 amap 20 m"),
             (Coordinate(latitude: 22.50130, longitude: 114.12790), .preciseFix, "2026-11-28 10:05 apple 8 m (Sheung Shui)"),
             (Coordinate(latitude: 22.48000, longitude: 114.01000), .approximateFix, "2026-11-27 14:00 apple 1.2 km reduced"),
-            (Coordinate(latitude: 22.58000, longitude: 114.17000), .unusableFix, "2026-11-26 08:30 ip 8 km"),
+            (Coordinate(latitude: 22.58000, longitude: 114.17000), .unusableFix, "2026-11-26 08:30 ip 8 km 深圳市罗湖区"),
         ]
         let marks = fixes.map { MapPicture.Mark($0.0, kind: $0.1, label: $0.2, title: "\($0.2), \($0.1.legendText)") }
             + [MapPicture.Mark(Coordinate(latitude: 22.54500, longitude: 114.09500), kind: .merchantAddress, label: "M-17 <Luohu> & Sons")]
