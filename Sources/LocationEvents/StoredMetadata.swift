@@ -96,8 +96,11 @@ public enum StoredMetadata {
         writer.string(.capturedAt, ifPresent: capturedAt)
         if let failure = submission.body.failure {
             writer.object(.failure) { members in
-                members.string(.failureCategory, failure.category.rawValue)
-                members.string(.failureDescription, ProviderErrorCatalogue.description(provider: failure.provider, code: failure.errorCode))
+                let platform = submission.actor.resolvedPlatform
+                members.string(.failureCategory, failure.category(on: platform).rawValue)
+                members.string(
+                    .failureDescription,
+                    ProviderErrorCatalogue.description(provider: failure.provider, platform: platform, code: failure.errorCode))
                 members.number(.failureErrorCode, Double(failure.errorCode))
                 members.string(.failureProvider, failure.provider.rawValue)
             }
