@@ -67,7 +67,8 @@ public enum ProviderErrorCatalogue {
         if let entry = entry(provider: provider, platform: platform, code: code) { return entry.category }
         guard platform == nil, hasPlatformTables(provider) else { return .unknown }
         let categories = Set(Platform.allCases.map { entries[Key(provider: provider, platform: $0, code: code)]?.category })
-        return categories.count == 1 ? categories.first!! : .unknown
+        guard categories.count == 1, let shared = categories.first ?? nil else { return .unknown }
+        return shared
     }
 
     /// A short description of `code` for `provider` on `platform`.

@@ -113,7 +113,7 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
         guard let os else { return nil }
         let name = os.trimmingCharacters(in: .whitespaces).lowercased()
         if name.hasPrefix("android") { return .android }
-        if name.hasPrefix("ios") || name.hasPrefix("ipados") { return .ios }
+        if name.hasPrefix("ios") || name.hasPrefix("ipados") || name.hasPrefix("iphone os") { return .ios }
         return nil
     }
 

@@ -44,7 +44,7 @@ import Testing
 
     @Test("the platform comes from actor.os in any case, and an explicit platform goes first",
           arguments: [
-            ("iOS 17.2", nil, Platform.ios), ("ios 14", nil, .ios), ("IPADOS 17.1", nil, .ios), ("Android 13", nil, .android),
+            ("iOS 17.2", nil, Platform.ios), ("ios 14", nil, .ios), ("IPADOS 17.1", nil, .ios), ("iPhone OS 9.3", nil, .ios), ("Android 13", nil, .android),
             ("android 10.0", nil, .android), ("  ANDROID 7", nil, .android), ("HarmonyOS 4", nil, nil), ("", nil, nil),
             (nil, nil, nil), ("iOS 17.2", .android, .android), ("Android 13", .ios, .ios), (nil, .ios, .ios),
           ] as [(String?, Platform?, Platform?)])

@@ -36,6 +36,6 @@ enum ProviderErrorFixtures {
     static let unknownCodes: [(Provider, Platform?, Int)] = [
         (.tencent, .ios, 5), (.tencent, .ios, -1), (.tencent, .android, 3), (.tencent, .android, 0), (.amap, .ios, 0),
         (.amap, .ios, 13), (.amap, .android, 0), (.amap, .android, 16), (.apple, nil, 20), (.apple, .ios, -1000),
-        (.ip, .android, 1), (.manual, nil, 0),
+        (.ip, .android, 1), (.manual, nil, 0), (.tencent, nil, 99), (.amap, nil, 0),
     ]
 }
