@@ -31,7 +31,7 @@ enum EventPayload {
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
             app: submission.actor.app, fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
             failure: submission.body.failure.map {
-                ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: String($0.errorCode), category: $0.category.rawValue)
+                ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: submission.actor.resolvedPlatform)
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
         return (event, projected)

@@ -86,16 +86,26 @@ public struct Actor: Sendable, Hashable, Codable {
     public var app: String?
     public var appVersion: String?
     public var deviceId: String?
+    /// As the app sends it, e.g. `iOS 17.2`, `Android 13`.
     public var os: String?
+    /// `ios` or `android`, when the app says so; it goes before what ``os`` says (see ``Platform/of(explicit:os:)``).
+    public var platform: Platform?
 
-    public init(userId: String? = nil, app: String? = nil, appVersion: String? = nil, deviceId: String? = nil, os: String? = nil) {
+    public init(
+        userId: String? = nil, app: String? = nil, appVersion: String? = nil, deviceId: String? = nil, os: String? = nil,
+        platform: Platform? = nil
+    ) {
         self.userId = userId
         self.app = app
         self.appVersion = appVersion
         self.deviceId = deviceId
         self.os = os
+        self.platform = platform
     }
 
+    /// The device's platform, from ``platform`` or else ``os``; nil when neither says.
+    public var resolvedPlatform: Platform? { Platform.of(explicit: platform, os: os) }
+
     /// The JSON field names.
-    public static let fieldNames = ["userId", "app", "appVersion", "deviceId", "os"]
+    public static let fieldNames = ["userId", "app", "appVersion", "deviceId", "os", "platform"]
 }

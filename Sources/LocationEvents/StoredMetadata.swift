@@ -13,6 +13,8 @@ import JSON
 ///          "provider", "horizontalAccuracy", "accuracyAuthorization", "adcode"?},
 ///  "failure": {"category", "description", "provider", "errorCode"}}        // LocationFailed only
 /// ```
+/// A failure's `category` and `description` are the catalogue's answer on the day it was stored, for the platform
+/// the actor named (``Actor/resolvedPlatform``); the projections recompute the category with today's catalogue.
 /// Times are UTC `timestamptz` text with microseconds. Besides the assessment, `fix` repeats the inputs it was
 /// computed from (provider, accuracy and authorisation as read, "unknown" when not sent) and the address code,
 /// so that the projections read one small document per event. The bytes are canonical JSON and covered by the
@@ -96,8 +98,11 @@ public enum StoredMetadata {
         writer.string(.capturedAt, ifPresent: capturedAt)
         if let failure = submission.body.failure {
             writer.object(.failure) { members in
-                members.string(.failureCategory, failure.category.rawValue)
-                members.string(.failureDescription, ProviderErrorCatalogue.description(provider: failure.provider, code: failure.errorCode))
+                let platform = submission.actor.resolvedPlatform
+                members.string(.failureCategory, failure.category(on: platform).rawValue)
+                members.string(
+                    .failureDescription,
+                    ProviderErrorCatalogue.description(provider: failure.provider, platform: platform, code: failure.errorCode))
                 members.number(.failureErrorCode, Double(failure.errorCode))
                 members.string(.failureProvider, failure.provider.rawValue)
             }

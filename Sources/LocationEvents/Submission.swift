@@ -97,8 +97,9 @@ public struct LocationFailure: Sendable, Hashable {
         self.capturedAt = capturedAt
     }
 
-    /// The normalised category of `errorCode` for `provider`.
-    public var category: FailureCategory {
-        ProviderErrorCatalogue.category(provider: provider, code: errorCode)
+    /// The normalised category of `errorCode` for `provider` on `platform` (the submission's
+    /// ``Actor/resolvedPlatform``).
+    public func category(on platform: Platform?) -> FailureCategory {
+        ProviderErrorCatalogue.category(provider: provider, platform: platform, code: errorCode)
     }
 }

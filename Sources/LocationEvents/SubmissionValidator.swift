@@ -125,7 +125,10 @@ public struct SubmissionValidator: Sendable {
         func field(_ key: String) -> String? {
             checker.string(members, key, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
         }
-        return Actor(userId: field("userId"), app: field("app"), appVersion: field("appVersion"), deviceId: field("deviceId"), os: field("os"))
+        let platform = checker.enumeration(Platform.self, members, "platform", at: "actor", required: false)
+        return Actor(
+            userId: field("userId"), app: field("app"), appVersion: field("appVersion"), deviceId: field("deviceId"), os: field("os"),
+            platform: platform)
     }
 
     private func body(_ type: EventType, _ object: JSONObject, now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a fix came from.
 public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
     /// Tencent LBS SDK: GCJ-02 in mainland China, Hong Kong and Macau, WGS-84 elsewhere.
@@ -96,4 +98,25 @@ extension ExpectedVersion: Codable {
         case .exact(let version): try container.encode(version)
         }
     }
+}
+
+/// The operating system of the device that located, which decides what a provider's error code means: the Tencent
+/// and AMap SDKs number their errors differently on iOS and on Android (point-of-sale terminals run Android).
+public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
+    case ios
+    case android
+
+    /// The platform of a submission: `actor.platform` when sent, else read from `actor.os` as the apps send it
+    /// (`iOS 17.2`, `Android 13`, `iPadOS 17`, in any case); nil when neither says.
+    public static func of(explicit: Platform?, os: String?) -> Platform? {
+        if let explicit { return explicit }
+        guard let os else { return nil }
+        let name = os.trimmingCharacters(in: .whitespaces).lowercased()
+        if name.hasPrefix("android") { return .android }
+        if name.hasPrefix("ios") || name.hasPrefix("ipados") || name.hasPrefix("iphone os") { return .ios }
+        return nil
+    }
+
+    /// How the projections and reports write a platform: its raw value, `unknown` for nil.
+    public static func text(_ platform: Platform?) -> String { platform?.rawValue ?? "unknown" }
 }

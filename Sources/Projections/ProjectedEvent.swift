@@ -45,12 +45,23 @@ public struct ProjectedEvent: Sendable, Equatable {
         }
     }
 
+    /// A failed attempt: the provider's code as sent, the platform of the device, and the code's category.
+    ///
+    /// The category is the one the catalogue gives today, not the one stored in the event's metadata: the history
+    /// is rebuilt from the log by every replay, so a corrected catalogue reaches the failures stored before it.
     public struct Failure: Sendable, Equatable {
-        let provider, errorCode, category: String
+        let provider, errorCode, platform, category: String
 
-        /// - Parameter errorCode: the provider's code, as text.
-        public init(provider: String, errorCode: String, category: String) {
-            (self.provider, self.errorCode, self.category) = (provider, errorCode, category)
+        /// - Parameters:
+        ///   - provider: as stored; one the catalogue does not know gives `unknown`.
+        ///   - platform: the submission's ``Actor/resolvedPlatform``.
+        public init(provider: String, errorCode: Int, platform: Platform?) {
+            self.provider = provider
+            self.errorCode = String(errorCode)
+            self.platform = Platform.text(platform)
+            category = (Provider(rawValue: provider).map {
+                ProviderErrorCatalogue.category(provider: $0, platform: platform, code: errorCode)
+            } ?? .unknown).rawValue
         }
     }
 
@@ -71,8 +82,10 @@ public struct ProjectedEvent: Sendable, Equatable {
         return placed
     }
 
-    /// The event types whose rows need fields of `data` as well as `metadata`.
-    public static let typesReadingData = Set([EventType.visitRecorded, .terminalBound, .terminalUnbound].map(\.rawValue))
+    /// The event types whose rows need fields of `data` as well as `metadata`: a failure's platform is read from
+    /// its actor.
+    public static let typesReadingData = Set(
+        [EventType.visitRecorded, .terminalBound, .terminalUnbound, .locationFailed].map(\.rawValue))
 
     /// Reads the event from its stored JSON bytes, as replay does: only the values at the paths the projections use
     /// are read (``Metadata``, ``DataFields``); the rest is checked and skipped.
@@ -120,7 +133,7 @@ public struct ProjectedEvent: Sendable, Equatable {
             case schema, app, capturedAt, receivedAt
             case fix, lat, lon, horizontalAccuracy, authorization, accuracy, provider, region, nearBoundary, claimMismatch
             case adcode
-            case failure, failureProvider, errorCode, category
+            case failure, failureProvider, errorCode
 
             var member: StoredMetadata.Member {
                 switch self {
@@ -142,7 +155,6 @@ public struct ProjectedEvent: Sendable, Equatable {
                 case .failure: .failure
                 case .failureProvider: .failureProvider
                 case .errorCode: .failureErrorCode
-                case .category: .failureCategory
                 }
             }
 
@@ -161,12 +173,20 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The values of the data of ``typesReadingData`` that the projections read.
     struct DataFields {
         enum Field: Int, CaseIterable {
-            case merchantId, visitorId, note
+            case merchantId, visitorId, note, actorOS, actorPlatform
 
-            var name: String { "data.\(self)" }
+            var path: [String] {
+                switch self {
+                case .actorOS: ["actor", "os"]
+                case .actorPlatform: ["actor", "platform"]
+                default: [String(describing: self)]
+                }
+            }
+
+            var name: String { "data." + path.joined(separator: ".") }
         }
 
-        static let shape = JSONShape(paths: Field.allCases.map { [String(describing: $0)] })
+        static let shape = JSONShape(paths: Field.allCases.map(\.path))
         let values: [JSONValue?]
 
         init(_ values: [JSONValue?]) { self.values = values }
@@ -192,15 +212,17 @@ public struct ProjectedEvent: Sendable, Equatable {
                 nearBoundary: try fields.bool(metadata, .nearBoundary), claimMismatch: try fields.bool(metadata, .claimMismatch),
                 adcode: metadata[.adcode]?.stringValue)
         }
-        var failure: Failure?
-        if metadata[.failure] != nil {
-            failure = Failure(
-                provider: try fields.string(metadata, .failureProvider),
-                errorCode: String(Int64(try fields.number(metadata, .errorCode))),
-                category: try fields.string(metadata, .category))
-        }
         if Self.typesReadingData.contains(type), data == nil {
             throw ProjectionError(position, "a \(type) event needs its data")
+        }
+        var failure: Failure?
+        if metadata[.failure] != nil {
+            // The category is recomputed (see ``Failure``); the platform comes from the actor as sent.
+            let explicit = data?[.actorPlatform]?.stringValue.flatMap(Platform.init(rawValue:))
+            failure = Failure(
+                provider: try fields.string(metadata, .failureProvider),
+                errorCode: try fields.integer(metadata, .errorCode),
+                platform: Platform.of(explicit: explicit, os: data?[.actorOS]?.stringValue))
         }
         var visit: Visit?
         if type == EventType.visitRecorded.rawValue, let data {
@@ -293,6 +315,12 @@ private struct FieldReader {
 
     func number(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> Double {
         try required(metadata[field]?.numberValue, field.name)
+    }
+
+    func integer(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> Int {
+        let number = try number(metadata, field)
+        guard let integer = Int(exactly: number) else { throw ProjectionError(position, "\(field.name) \(number) is not an integer") }
+        return integer
     }
 
     func string(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> String {

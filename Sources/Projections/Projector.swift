@@ -67,7 +67,7 @@ public struct Projector: Sendable {
         event_id, event_type, entity_kind, entity_id, captured_at, lat, lon, horizontal_accuracy, \
         accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app
         """
-    static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app"
+    static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app, platform"
     static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at"
 
     static func rows(of event: ProjectedEvent) -> Rows {
@@ -102,6 +102,7 @@ public struct Projector: Sendable {
             row.text(failure.category)
             row.timestamp(event.capturedAt)
             row.text(event.app)
+            row.text(failure.platform)
             rows.failure = row
         }
         if let visit = event.visit {

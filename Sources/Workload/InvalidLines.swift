@@ -33,10 +33,11 @@ enum InvalidLines {
     }
 }
 
-/// The SDK's name for an error code, which is what the apps pass on as the message.
+/// The SDK's name for an error code, which is what the apps pass on as the message; the workload draws its codes from
+/// the iOS SDKs' tables.
 enum ProviderErrors {
     static func message(provider: String, code: Int) -> String {
-        guard let provider = Provider(rawValue: provider), let entry = ProviderErrorCatalogue.entry(provider: provider, code: code) else {
+        guard let provider = Provider(rawValue: provider), let entry = ProviderErrorCatalogue.entry(provider: provider, platform: .ios, code: code) else {
             return "error \(code)"
         }
         return entry.name

@@ -1,6 +1,8 @@
 import CommandLineArguments
 import Foundation
+import Ingestion
 import Output
+import Postgres
 
 /// Picks the command named by the leading words and runs it; turns errors into messages and exit codes.
 struct CommandLineInterface {
@@ -15,10 +17,15 @@ struct CommandLineInterface {
             print(overview)
             return ExitCode.ok
         }
+        if words[0] == "--version" {
+            print(Version.text)
+            return ExitCode.ok
+        }
         let matches = commands.filter { words.starts(with: $0.words) }
         guard let command = matches.max(by: { $0.words.count < $1.words.count }) else {
             return unknown(words)
         }
+        let name = command.words.joined(separator: " ")
         let rest = Array(words.dropFirst(command.words.count))
         if rest.contains("--help") || rest.contains("-h") {
             print(command.help)
@@ -29,44 +36,78 @@ struct CommandLineInterface {
         } catch let error as WriteFailed where error.isBrokenPipe {
             return ExitCode.brokenPipe
         } catch let error as UsageError {
-            printError("geoledger \(command.words.joined(separator: " ")): \(error)\nSee 'geoledger \(command.words.joined(separator: " ")) --help'.")
+            printError("geoledger \(name): \(error)\nSee 'geoledger \(name) --help'.")
             return ExitCode.usage
         } catch {
-            printError("geoledger \(command.words.joined(separator: " ")): error: \(error)")
+            printError("geoledger \(name): error: \(Self.explained(error))")
             return ExitCode.failure
         }
     }
 
+    /// SQLSTATEs of a statement naming a table, schema, column or function the database does not have: the
+    /// database was never migrated, or not since this build added to the schema.
+    static let missingSchemaStates: Set<String> = ["42P01", "3F000", "42703", "42883"]
+
+    /// The message for an error that ended a command. One that says the database lacks part of the schema says
+    /// what to do, whichever command met it.
+    static func explained(_ error: any Error) -> String {
+        let database = (error as? PostgresError) ?? ((error as? IngestStopped)?.cause as? PostgresError)
+        guard let database, let state = database.sqlState, missingSchemaStates.contains(state) else {
+            return "\(error)"
+        }
+        return "the database lacks Geoledger's tables, or has an older version of them (\(database.message)): "
+            + "run `geoledger migrate`"
+    }
+
+    /// No command has these words: an unknown command, or a group (`show`, `db`) without its sub-command, which
+    /// lists the group's commands. `geoledger GROUP --help` lists them on stdout and exits 0.
     private func unknown(_ words: [String]) -> Int32 {
         let group = commands.filter { $0.words.first == words[0] }
         if group.isEmpty {
             printError("geoledger: unknown command '\(words[0])'\nSee 'geoledger --help'.")
-        } else {
-            let choices = group.map { $0.words.joined(separator: " ") }.joined(separator: ", ")
-            printError("geoledger \(words[0]): say which: \(choices)")
+            return ExitCode.usage
         }
+        let listing = """
+            Usage: geoledger \(words[0]) SUBCOMMAND [OPTIONS]
+
+            Subcommands:
+            \(Self.lines(group))
+
+            Run 'geoledger \(words[0]) SUBCOMMAND --help' for a subcommand's options.
+            """
+        if words.dropFirst().first.map({ ["--help", "-h"].contains($0) }) == true {
+            print(listing)
+            return ExitCode.ok
+        }
+        let problem = words.count > 1 ? "unknown subcommand '\(words[1])'" : "say which subcommand"
+        printError("geoledger \(words[0]): \(problem)\n\n\(listing)")
         return ExitCode.usage
     }
 
-    var overview: String {
+    /// A line for each command: its words, then its summary in a column.
+    private static func lines(_ commands: [Command]) -> String {
         let width = commands.map { $0.words.joined(separator: " ").count }.max() ?? 0
-        let lines = commands.map { command in
+        return commands.map { command in
             let name = command.words.joined(separator: " ")
             return "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
-        }
-        return """
-            geoledger: the location ledger of merchants and payment terminals.
+        }.joined(separator: "\n")
+    }
 
-            Usage: geoledger COMMAND [OPTIONS]
+    var overview: String {
+        """
+        geoledger: the location ledger of merchants and payment terminals.
 
-            Commands:
-            \(lines.joined(separator: "\n"))
+        Usage: geoledger COMMAND [OPTIONS]
+               geoledger --version
 
-            Connection: DATABASE_URL (a postgresql:// URL or key=value conninfo), or libpq's PG* variables;
-            with neither, the private cluster under .data/ when it exists ('geoledger db start'). 'migrate'
-            and 'replay' connect as the tables' owner instead: GEOLEDGER_OWNER_URL (see their --help).
-            Run 'geoledger COMMAND --help' for a command's options. Exit status: 0 ok, 1 failure, 64 usage,
-            141 when the reader of the output went away (as after '| head').
-            """
+        Commands:
+        \(Self.lines(commands))
+
+        Connection: DATABASE_URL (a postgresql:// URL or key=value conninfo), or libpq's PG* variables;
+        with neither, the private cluster under .data/ when it exists ('geoledger db start'). 'migrate'
+        and 'replay' connect as the tables' owner instead: GEOLEDGER_OWNER_URL (see their --help).
+        Run 'geoledger COMMAND --help' for a command's options and an example. Exit status: 0 ok, 1 failure,
+        64 usage, 141 when the reader of the output went away (as after '| head').
+        """
     }
 }

@@ -45,6 +45,9 @@ enum DatabaseCommands {
             Usage: geoledger db stop [--dir DIR] [--port N]
 
             Stops the private cluster (fast shutdown). Its data stays in DIR.
+
+            Example:
+              geoledger db stop --dir /tmp/geoledger-test --port 55439
             """,
         run: { words in
             try cluster(try Arguments(words, options: ["dir", "port"])).stop()
@@ -59,6 +62,9 @@ enum DatabaseCommands {
             Prints 'running', 'stopped' or 'not initialised'; when running, the URL of each role on a line of its
             own: app (DATABASE_URL), owner (GEOLEDGER_OWNER_URL, for 'migrate' and 'replay'), superuser.
             Exit status 0 when running, 1 otherwise.
+
+            Example:
+              geoledger db status
             """,
         run: { words in
             let cluster = try cluster(try Arguments(words, options: ["dir", "port"]))

@@ -26,9 +26,15 @@ enum MaintenanceCommands {
             --owner-url, else GEOLEDGER_OWNER_URL, else the private cluster's owner when DATABASE_URL is not set
             and the cluster exists, else DATABASE_URL.
 
+            A replay is also how a corrected catalogue of provider error codes reaches the failures stored
+            before it: each failure's category is recomputed from its provider, code and platform.
+
             Options:
               --quiet           no progress line
               --owner-url URL   the owner's connection URL
+
+            Example (after 'geoledger migrate' on a server you run yourself):
+              geoledger replay --owner-url postgresql://geoledger_owner@db.example/geoledger
             """,
         run: { words in
             let arguments = try Arguments(words, options: ["owner-url"], flags: ["quiet"])
@@ -69,6 +75,9 @@ enum MaintenanceCommands {
 
             Exit status 0 when every chain is intact and the log holds the head; 1 naming the first broken event,
             or where the log no longer holds the head.
+
+            Example (the head an earlier ingest or verify printed):
+              geoledger verify --head 1200:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
             """,
         run: { words in
             let arguments = try Arguments(words, options: ["head"])

@@ -50,11 +50,70 @@ struct HelpAndUsageTests {
         #expect(outcome.stderr.contains("unknown command 'frobnicate'"))
     }
 
-    @Test("a group without its sub-command lists the choices")
+    /// The commands `geoledger --help` lists, as their words: every registered command, whoever added it.
+    static func registeredCommands() throws -> [[String]] {
+        let overview = try GeoledgerProcess.run(["--help"]).stdout
+        let lines = overview.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "Commands:"), "no Commands: section in --help")
+        let listed = lines[(start + 1)...].prefix { !$0.isEmpty }
+        return listed.map { line in
+            let name = line.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ")[0]
+            return name.split(separator: " ").map(String.init)
+        }
+    }
+
+    @Test("every command --help lists has --help with its usage and an example, exit 0")
+    func everyCommandHasAnExample() throws {
+        let commands = try Self.registeredCommands()
+        #expect(commands.count >= Self.commands.count)
+        for words in commands {
+            let name = words.joined(separator: " ")
+            let outcome = try GeoledgerProcess.run(words + ["--help"])
+            #expect(outcome.status == 0, "\(name)")
+            #expect(outcome.stdout.contains("Usage: geoledger \(name)"), "\(name)")
+            // A line "Example:", "Examples:" or "Example (...):", followed by an indented geoledger command line.
+            let lines = outcome.stdout.split(separator: "\n").map(String.init)
+            let heading = lines.firstIndex { $0.hasPrefix("Example") && $0.hasSuffix(":") }
+            #expect(heading.map { $0 + 1 < lines.count && lines[$0 + 1].hasPrefix("  ") && lines[$0 + 1].contains("geoledger ") } == true,
+                    "\(name) --help has no Example section")
+        }
+    }
+
+    @Test("--version prints the version and the newest migration the build applies")
+    func version() throws {
+        let outcome = try GeoledgerProcess.run(["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.isEmpty)
+        let line = outcome.stdout
+        #expect(line.hasPrefix("geoledger ") && line.hasSuffix(".sql)\n"), "\(line)")
+        let number = line.dropFirst("geoledger ".count).prefix { $0 != " " }
+        #expect(number.split(separator: ".").count == 3 && number.split(separator: ".").allSatisfy { Int($0) != nil }, "\(line)")
+        #expect(line.contains("(schema: 00"))
+        #expect(try GeoledgerProcess.run(["--help"]).stdout.contains("geoledger --version"))
+    }
+
+    @Test("a group without its sub-command lists every sub-command with its summary and exits 64; with --help, exit 0")
     func incompleteGroup() throws {
-        let outcome = try GeoledgerProcess.run(["show"])
-        #expect(outcome.status == 64)
-        #expect(outcome.stderr.contains("show merchant, show terminal"))
+        let commands = try Self.registeredCommands()
+        let groups = Set(commands.filter { $0.count > 1 }.map { $0[0] })
+        #expect(groups.isSuperset(of: ["show", "db", "region", "datum"]))
+        for group in groups.sorted() {
+            let members = commands.filter { $0.count > 1 && $0[0] == group }.map { $0.joined(separator: " ") }
+            let outcome = try GeoledgerProcess.run([group])
+            #expect(outcome.status == 64, "\(group)")
+            #expect(outcome.stdout.isEmpty)
+            #expect(outcome.stderr.contains("geoledger \(group): say which subcommand"), "\(group)")
+            for member in members {
+                #expect(outcome.stderr.contains("\n  \(member)  "), "\(member) missing from 'geoledger \(group)'")
+            }
+            let help = try GeoledgerProcess.run([group, "--help"])
+            #expect(help.status == 0)
+            #expect(members.allSatisfy { help.stdout.contains("\n  \($0)  ") }, "\(group) --help")
+        }
+        let wrong = try GeoledgerProcess.run(["show", "merchants"])
+        #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("unknown subcommand 'merchants'"))
+        #expect(wrong.stderr.contains("show merchant"))
     }
 
     @Test("an unknown option is a usage error naming it and pointing to --help")
@@ -139,6 +198,32 @@ struct RegionCommandTests {
 
 @Suite("geoledger migrate, verify and db", .serialized)
 struct DatabaseCommandTests {
+    @Test("every command that reads the schema, on a database never migrated: exit 1 and run `geoledger migrate`",
+          arguments: [["show", "merchant", "M1"], ["show", "terminal", "T1"], ["verify"], ["ingest", "-"], ["replay", "--quiet"]])
+    func unmigrated(command: [String]) throws {
+        let database = try TestDatabase.create(migrated: false)
+        defer { database.drop() }
+        let outcome = try GeoledgerProcess.run(
+            command, environment: ["DATABASE_URL": database.url, "GEOLEDGER_OWNER_URL": database.url],
+            input: #"{"eventId": "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "type": "TerminalUnbound", "terminalId": "T1", "merchantId": "M1"}"# + "\n")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("geoledger \(command[0])"))
+        #expect(outcome.stderr.contains("does not exist): run `geoledger migrate`"), "\(outcome.stderr)")
+    }
+
+    @Test("a database migrated by an older build (a projection column missing): the same advice")
+    func olderSchema() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE projections.failures DROP COLUMN platform")
+        let failure = #"{"eventId": "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "type": "LocationFailed", "terminalId": "T1", "provider": "amap", "errorCode": 12, "capturedAt": "2026-11-29T10:00:00+08:00", "actor": {"os": "Android 13"}}"#
+        let outcome = try GeoledgerProcess.run(["ingest", "-", "--quiet"], environment: ["DATABASE_URL": database.url], input: failure + "\n")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("run `geoledger migrate`"), "\(outcome.stderr)")
+    }
+
     @Test("migrate applies, then says up to date; --status lists each migration as applied")
     func migrate() throws {
         let database = try TestDatabase.create(migrated: false)

@@ -198,14 +198,43 @@ struct EventTypeTests {
         let provider: String
         let code: Int
         let category: String
-        var testDescription: String { "\(entityField) \(provider) \(code) → \(category)" }
+        /// The actor's `os` and `platform` members, when sent; and the platform they make.
+        var os: String? = "iOS 17.2"
+        var explicitPlatform: String? = nil
+        var platform = "ios"
+        var testDescription: String {
+            "\(entityField) \(provider) \(code) on \(explicitPlatform ?? os ?? "nothing") → \(platform) \(category)"
+        }
+
+        var actor: String {
+            let members = [("app", "onboarding"), ("os", os), ("platform", explicitPlatform)]
+            return "{" + members.compactMap { key, value in value.map { "\"\(key)\": \"\($0)\"" } }.joined(separator: ", ") + "}"
+        }
     }
 
-    @Test("LocationFailed: a failures row with the category from the provider error catalogue, and no fix", arguments: [
+    @Test("LocationFailed: a failures row with the platform and the category from the provider error catalogue, and no fix", arguments: [
         FailureCase(entityField: "merchantId", entityId: "M0001", stream: "merchant-M0001", provider: "amap", code: 4, category: "timeout"),
         FailureCase(entityField: "terminalId", entityId: "T0001", stream: "terminal-T0001", provider: "apple", code: 1, category: "permission_denied"),
         FailureCase(entityField: "merchantId", entityId: "M0002", stream: "merchant-M0002", provider: "amap", code: 12, category: "no_full_accuracy"),
         FailureCase(entityField: "terminalId", entityId: "T0002", stream: "terminal-T0002", provider: "tencent", code: 99, category: "unknown"),
+        // The same code from an Android terminal and from an iOS phone: two categories.
+        FailureCase(entityField: "terminalId", entityId: "T0003", stream: "terminal-T0003", provider: "tencent", code: 1, category: "network",
+                    os: "Android 13", platform: "android"),
+        FailureCase(entityField: "merchantId", entityId: "M0003", stream: "merchant-M0003", provider: "tencent", code: 1, category: "permission_denied"),
+        FailureCase(entityField: "terminalId", entityId: "T0004", stream: "terminal-T0004", provider: "amap", code: 12, category: "permission_denied",
+                    os: "ANDROID 10.0", platform: "android"),
+        // An explicit platform goes before the os.
+        FailureCase(entityField: "terminalId", entityId: "T0005", stream: "terminal-T0005", provider: "tencent", code: 1, category: "network",
+                    os: "iOS 17.2", explicitPlatform: "android", platform: "android"),
+        FailureCase(entityField: "merchantId", entityId: "M0004", stream: "merchant-M0004", provider: "amap", code: 12, category: "no_full_accuracy",
+                    os: nil, explicitPlatform: "ios", platform: "ios"),
+        // No platform: unknown, not a guess; still CoreLocation's own answer for an apple code.
+        FailureCase(entityField: "terminalId", entityId: "T0006", stream: "terminal-T0006", provider: "tencent", code: 1, category: "unknown",
+                    os: nil, platform: "unknown"),
+        FailureCase(entityField: "terminalId", entityId: "T0007", stream: "terminal-T0007", provider: "amap", code: 12, category: "unknown",
+                    os: "HarmonyOS 4.0", platform: "unknown"),
+        FailureCase(entityField: "merchantId", entityId: "M0005", stream: "merchant-M0005", provider: "apple", code: 1, category: "permission_denied",
+                    os: nil, platform: "unknown"),
     ])
     func locationFailed(_ failure: FailureCase) throws {
         let db = try IngestionDatabase()
@@ -213,7 +242,7 @@ struct EventTypeTests {
         let id = UUID()
         let report = try db.ingest([Client.locationFailed(
             id, entity: (failure.entityField, failure.entityId), purpose: "terminal_binding", provider: failure.provider,
-            errorCode: failure.code, errorMessage: "could not locate", capturedAt: "2026-11-29T09:59:00+08:00")])
+            errorCode: failure.code, errorMessage: "could not locate", capturedAt: "2026-11-29T09:59:00+08:00", actor: failure.actor)])
         expectAppended(report.results[0], id, stream: failure.stream, version: 0, position: 1)
 
         let row = try db.row("failures", where: "event_id = $1", [id])
@@ -222,9 +251,11 @@ struct EventTypeTests {
             "entity_kind": .string(String(failure.stream.prefix { $0 != "-" })), "entity_id": .string(failure.entityId),
             "provider": .string(failure.provider), "error_code": .string(String(failure.code)),
             "category": .string(failure.category), "captured_at": "2026-11-29T01:59:00+00:00", "app": "onboarding",
+            "platform": .string(failure.platform),
         ]))
         let provider = try #require(Provider(rawValue: failure.provider))
-        #expect(ProviderErrorCatalogue.category(provider: provider, code: failure.code).rawValue == failure.category)
+        let platform = Platform(rawValue: failure.platform)
+        #expect(ProviderErrorCatalogue.category(provider: provider, platform: platform, code: failure.code).rawValue == failure.category)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == 0)
         #expect(try db.count("SELECT count(*) FROM projections.terminals") == 0)
         // No position for the entity whose locating failed.
@@ -234,7 +265,7 @@ struct EventTypeTests {
         let stored = try #require(try EventLog().readStream(failure.stream, on: db.connection).first)
         let metadata = try JSONValue(parsing: stored.metadata)
         #expect(metadata[path: "failure.category"] == .string(failure.category))
-        #expect(metadata[path: "failure.description"] == .string(ProviderErrorCatalogue.description(provider: provider, code: failure.code)))
+        #expect(metadata[path: "failure.description"] == .string(ProviderErrorCatalogue.description(provider: provider, platform: platform, code: failure.code)))
         #expect(metadata[path: "failure.provider"] == .string(failure.provider))
         #expect(metadata[path: "failure.errorCode"] == .number(Double(failure.code)))
         #expect(metadata["app"] == "onboarding")

@@ -38,8 +38,20 @@ struct PayloadVersionTests {
         {"table": "fixes", "row": {"position": 7, "event_id": "6b5c8a0e-9f7d-4ab7-9ae4-bf2d7d8e9a06", "event_type": "EnterpriseAddressFixed", "entity_kind": "enterprise", "entity_id": "E-77", "captured_at": "2026-11-29T02:00:00+00:00", "lat": 31.23232923903782, "lon": 121.4691622633299, "horizontal_accuracy": 450, "accuracy_authorization": "unknown", "accuracy": "approximate", "provider": "tencent", "region": "mainland", "near_boundary": false, "claim_mismatch": true, "adcode": null, "app": null}}
         {"table": "terminals", "row": {"terminal_id": "T0001", "merchant_id": null, "bound_since": null, "last_merchant_id": "M0001", "binding_version": 3, "unbound_at": "2026-11-29T13:18:52.330915+00:00"}}
         {"table": "visits", "row": {"position": 5, "event_id": "4f3a6e8c-7d5b-4e95-9ec2-9db05b6c7e84", "visit_id": "V0001", "merchant_id": "M0001", "visitor_id": "sales-17", "note": "quarterly check", "captured_at": "2026-11-29T02:30:00+00:00"}}
-        {"table": "failures", "row": {"position": 6, "event_id": "5a4b7f9d-8e6c-4fa6-8fd3-ae1c6c7d8f95", "entity_kind": "terminal", "entity_id": "T0001", "provider": "amap", "error_code": "4", "category": "timeout", "captured_at": "2026-11-29T01:59:00+00:00", "app": "onboarding"}}
+        {"table": "failures", "row": {"position": 6, "event_id": "5a4b7f9d-8e6c-4fa6-8fd3-ae1c6c7d8f95", "entity_kind": "terminal", "entity_id": "T0001", "provider": "amap", "error_code": "4", "category": "unknown", "captured_at": "2026-11-29T01:59:00+00:00", "app": "onboarding", "platform": "unknown"}}
         """
+
+    /// What today's ingest writes differently for the fixture's submissions: the catalogue corrected since.
+    ///
+    /// The failure (AMap 4) was stored as `timeout`, the iOS SDK's meaning, but its actor names no platform and the
+    /// Android SDK's 4 is a network fault: today it is `unknown`. Its stored metadata keeps what it was stored with;
+    /// its failures row (``expectedRows``) is recomputed with today's catalogue whenever it is projected.
+    static func todaysMetadata(_ event: FrozenEvent) -> String {
+        guard event.type == "LocationFailed" else { return event.metadata }
+        return event.metadata.replacingOccurrences(
+            of: #""category":"timeout","description":"timed out""#,
+            with: #""category":"unknown","description":"amap error code 4 on an unknown platform""#)
+    }
 
     @Test("the frozen log, projected in one range or in several, gives the expected rows", arguments: [[1...8], [1...3, 4...4, 5...8]])
     func frozenLogProjects(ranges: [ClosedRange<Int64>]) throws {
@@ -116,7 +128,7 @@ struct PayloadVersionTests {
         let batch = service.prepare(events.map { IngestItem(parsing: Data($0.data.utf8)) }, now: instant(receivedAt))
         #expect(batch.events.count == events.count)
         for (event, written) in zip(events, batch.events) {
-            #expect(String(decoding: written.metadata, as: UTF8.self) == event.metadata, "metadata of \(event.type)")
+            #expect(String(decoding: written.metadata, as: UTF8.self) == Self.todaysMetadata(event), "metadata of \(event.type)")
         }
     }
 
@@ -131,7 +143,7 @@ struct PayloadVersionTests {
         let stored = try EventLog().readAll(after: 0, limit: 100, on: db.connection)
         for (event, now) in zip(events, stored) {
             #expect(String(decoding: now.data, as: UTF8.self) == event.data, "data of \(event.type)")
-            #expect(String(decoding: now.metadata, as: UTF8.self) == event.metadata, "metadata of \(event.type)")
+            #expect(String(decoding: now.metadata, as: UTF8.self) == Self.todaysMetadata(event), "metadata of \(event.type)")
         }
         // Ingest projects from the values it computed, replay from the stored bytes: the same rows either way.
         try Self.expectRows(in: db)
@@ -144,8 +156,10 @@ struct PayloadVersionTests {
         ("TerminalBound", #"{"schema": 1, "receivedAt": "2026-11-29T02:00:00.000000Z"}"#, #"{"terminalId": "T1"}"#,
          "event at position 7: data.merchantId is missing"),
         ("VisitRecorded", #"{"schema": 1}"#, nil, "event at position 7: a VisitRecorded event needs its data"),
-        ("LocationFailed", #"{"schema": 1, "failure": {"provider": "amap", "errorCode": 4, "category": "timeout"}}"#, nil,
+        ("LocationFailed", #"{"schema": 1, "failure": {"provider": "amap", "errorCode": 4, "category": "timeout"}}"#, #"{"terminalId": "T1"}"#,
          "event at position 7: metadata.capturedAt is missing"),
+        ("LocationFailed", #"{"schema": 1, "capturedAt": "2026-11-29T02:00:00.000000Z", "failure": {"provider": "amap", "errorCode": 4}}"#, nil,
+         "event at position 7: a LocationFailed event needs its data"),
         ("TerminalLocated", #"{"schema": 1, "fix": [}"#, nil, "event at position 7: malformed JSON"),
     ])
     func unreadableStoredEvents(type: String, metadata: String, data: String?, message: String) {

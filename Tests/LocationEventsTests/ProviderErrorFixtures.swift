@@ -1,27 +1,41 @@
 @testable import LocationEvents
 
-/// Every SDK error code with the category it must map to, from the SDK headers
-/// (TencentLBSLocationError, AMapLocationErrorCode, CLError.h).
+/// Every SDK error code with the category it must map to, from the SDKs' documentation (see
+/// `ProviderErrorCatalogue` for the sources): TencentLBSLocationError and TencentLocation.ERROR_*,
+/// AMapLocationErrorCode and AMapLocation.getErrorCode(), CLError.h.
 enum ProviderErrorFixtures {
-    static let table: [(Provider, Int, FailureCategory)] = [
-        (.tencent, 0, .unknown), (.tencent, 1, .permissionDenied), (.tencent, 2, .network),
-        (.tencent, 3, .locateFailed), (.tencent, 4, .unknown),
+    static let table: [(Provider, Platform?, Int, FailureCategory)] = [
+        (.tencent, .ios, 0, .unknown), (.tencent, .ios, 1, .permissionDenied), (.tencent, .ios, 2, .network),
+        (.tencent, .ios, 3, .locateFailed), (.tencent, .ios, 4, .unknown),
 
-        (.amap, 1, .unknown), (.amap, 2, .locateFailed), (.amap, 3, .reverseGeocodeFailed), (.amap, 4, .timeout),
-        (.amap, 5, .canceled), (.amap, 6, .network), (.amap, 7, .network), (.amap, 8, .network), (.amap, 9, .network),
-        (.amap, 10, .locateFailed), (.amap, 11, .fakeLocationRisk), (.amap, 12, .noFullAccuracy),
+        (.tencent, .android, 1, .network), (.tencent, .android, 2, .locateFailed), (.tencent, .android, 4, .locateFailed),
+        (.tencent, .android, 404, .unknown),
 
-        (.apple, 0, .locateFailed), (.apple, 1, .permissionDenied), (.apple, 2, .network), (.apple, 3, .locateFailed),
-        (.apple, 4, .permissionDenied), (.apple, 5, .locateFailed), (.apple, 6, .locateFailed), (.apple, 7, .locateFailed),
-        (.apple, 8, .reverseGeocodeFailed), (.apple, 9, .reverseGeocodeFailed), (.apple, 10, .canceled),
-        (.apple, 11, .locateFailed), (.apple, 12, .locateFailed), (.apple, 13, .locateFailed), (.apple, 14, .locateFailed),
-        (.apple, 15, .canceled), (.apple, 16, .locateFailed), (.apple, 17, .locateFailed), (.apple, 18, .permissionDenied),
-        (.apple, 19, .locateFailed),
+        (.amap, .ios, 1, .unknown), (.amap, .ios, 2, .locateFailed), (.amap, .ios, 3, .reverseGeocodeFailed),
+        (.amap, .ios, 4, .timeout), (.amap, .ios, 5, .canceled), (.amap, .ios, 6, .network), (.amap, .ios, 7, .network),
+        (.amap, .ios, 8, .network), (.amap, .ios, 9, .network), (.amap, .ios, 10, .locateFailed),
+        (.amap, .ios, 11, .fakeLocationRisk), (.amap, .ios, 12, .noFullAccuracy),
+
+        (.amap, .android, 1, .unknown), (.amap, .android, 2, .locateFailed), (.amap, .android, 3, .network),
+        (.amap, .android, 4, .network), (.amap, .android, 5, .network), (.amap, .android, 6, .locateFailed),
+        (.amap, .android, 7, .unknown), (.amap, .android, 8, .unknown), (.amap, .android, 9, .locateFailed),
+        (.amap, .android, 10, .unknown), (.amap, .android, 11, .locateFailed), (.amap, .android, 12, .permissionDenied),
+        (.amap, .android, 13, .locateFailed), (.amap, .android, 14, .locateFailed), (.amap, .android, 15, .fakeLocationRisk),
+        (.amap, .android, 18, .network), (.amap, .android, 19, .network), (.amap, .android, 20, .noFullAccuracy),
+
+        (.apple, nil, 0, .locateFailed), (.apple, nil, 1, .permissionDenied), (.apple, nil, 2, .network),
+        (.apple, nil, 3, .locateFailed), (.apple, nil, 4, .permissionDenied), (.apple, nil, 5, .locateFailed),
+        (.apple, nil, 6, .locateFailed), (.apple, nil, 7, .locateFailed), (.apple, nil, 8, .reverseGeocodeFailed),
+        (.apple, nil, 9, .reverseGeocodeFailed), (.apple, nil, 10, .canceled), (.apple, nil, 11, .locateFailed),
+        (.apple, nil, 12, .locateFailed), (.apple, nil, 13, .locateFailed), (.apple, nil, 14, .locateFailed),
+        (.apple, nil, 15, .canceled), (.apple, nil, 16, .locateFailed), (.apple, nil, 17, .locateFailed),
+        (.apple, nil, 18, .permissionDenied), (.apple, nil, 19, .locateFailed),
     ]
 
-    /// Codes no SDK defines.
-    static let unknownCodes: [(Provider, Int)] = [
-        (.tencent, 5), (.tencent, -1), (.amap, 0), (.amap, 13), (.apple, 20), (.apple, -1000),
-        (.ip, 1), (.manual, 0),
+    /// Codes no SDK defines on that platform.
+    static let unknownCodes: [(Provider, Platform?, Int)] = [
+        (.tencent, .ios, 5), (.tencent, .ios, -1), (.tencent, .android, 3), (.tencent, .android, 0), (.amap, .ios, 0),
+        (.amap, .ios, 13), (.amap, .android, 0), (.amap, .android, 16), (.apple, nil, 20), (.apple, .ios, -1000),
+        (.ip, .android, 1), (.manual, nil, 0), (.tencent, nil, 99), (.amap, nil, 0),
     ]
 }

@@ -154,6 +154,17 @@ import Testing
         #expect(try validator.validate(merchant("actor", nil), now: now).get().actor == Actor())
     }
 
+    @Test("actor.platform is a member of the format: ios or android, which goes before actor.os")
+    func actorPlatform() throws {
+        let android = try validator.validate(merchant("actor.platform", .string("android")), now: now).get()
+        #expect(android.actor.platform == .android)
+        #expect(android.actor.os == "iOS 17.2")
+        #expect(android.actor.resolvedPlatform == .android)
+        #expect(pairs(merchant("actor.platform", .string("windows"))) == ["actor.platform unknown_value"])
+        #expect(pairs(merchant("actor.platform", .number(1))) == ["actor.platform wrong_type"])
+        #expect(try validator.validate(merchant("actor.platform", .null), now: now).get().actor.resolvedPlatform == .ios)
+    }
+
     @Test func actorFields() {
         #expect(pairs(merchant("actor", .string("sales-17"))) == ["actor wrong_type"])
         #expect(pairs(merchant("actor.userId", .number(17))) == ["actor.userId wrong_type"])
@@ -336,7 +347,8 @@ import Testing
         #expect(failure.purpose == "terminal_binding")
         #expect(failure.provider == .amap)
         #expect(failure.errorCode == 4)
-        #expect(failure.category == .timeout)
+        #expect(submission.actor.resolvedPlatform == .ios)
+        #expect(failure.category(on: submission.actor.resolvedPlatform) == .timeout)
         #expect(failure.capturedAt.text == "2026-11-29T10:00:00+08:00")
     }
 

@@ -126,7 +126,7 @@ import Workload
             case .locationFailed(let failure):
                 let allowed: [Provider: ClosedRange<Int>] = [.tencent: 0...4, .amap: 1...12, .apple: 0...2]
                 #expect(allowed[failure.provider]?.contains(failure.errorCode) == true, "\(failure.provider) \(failure.errorCode)")
-                #expect(ProviderErrorCatalogue.entry(provider: failure.provider, code: failure.errorCode) != nil)
+                #expect(ProviderErrorCatalogue.entry(provider: failure.provider, platform: .ios, code: failure.errorCode) != nil)
             default: break
             }
             if let fix = submission.body.fix {

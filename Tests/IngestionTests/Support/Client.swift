@@ -68,16 +68,16 @@ enum Client {
     /// `entity` is the id member, e.g. `("terminalId", "T1")`.
     static func locationFailed(
         _ id: UUID = UUID(), entity: (field: String, id: String), purpose: String? = "onboarding", provider: String,
-        errorCode: Int, errorMessage: String? = "failed", capturedAt: String = "2026-11-29T10:00:00+08:00"
+        errorCode: Int, errorMessage: String? = "failed", capturedAt: String = "2026-11-29T10:00:00+08:00", actor: String = actor
     ) -> String {
         submission(id, "LocationFailed", [
             (entity.field, quoted(entity.id)), ("purpose", purpose.map(quoted)), ("provider", quoted(provider)),
             ("errorCode", "\(errorCode)"), ("errorMessage", errorMessage.map(quoted)), ("capturedAt", quoted(capturedAt)),
-        ])
+        ], actor: actor)
     }
 
     /// `{"eventId": ..., "type": ..., <members>, "actor": ...}`; members whose value is nil are left out.
-    static func submission(_ id: UUID, _ type: String, _ members: [(String, String?)]) -> String {
+    static func submission(_ id: UUID, _ type: String, _ members: [(String, String?)], actor: String = actor) -> String {
         let all = [("eventId", quoted(id.uuidString.lowercased())), ("type", quoted(type))] + members + [("actor", actor)]
         return "{" + all.compactMap { key, value in value.map { "\(quoted(key)): \($0)" } }.joined(separator: ", ") + "}"
     }
