@@ -164,7 +164,7 @@ import Glibc
 
     @Test func settingsOutOfRangeAreNamed() {
         let cases: [(HTTPServer.Configuration, String)] = [
-            (HTTPServer.Configuration(host: "localhost", port: TestPort.base + 44), "cannot listen on localhost:18444: localhost is not an IPv4 or IPv6 address"),
+            (HTTPServer.Configuration(host: "localhost", port: TestPort.base + 44), "cannot listen on localhost:\(TestPort.base + 44): localhost is not an IPv4 or IPv6 address"),
             (HTTPServer.Configuration(host: "127.0.0.1", port: TestPort.base + 44, workerThreads: 0), "workerThreads 0 is not between 1 and 1024"),
             (HTTPServer.Configuration(host: "127.0.0.1", port: 70000), "port 70000 is not between 0 and 65535"),
             (HTTPServer.Configuration(host: "127.0.0.1", port: TestPort.base + 44, maximumBodyBytes: 0), "maximumBodyBytes 0 is not between 1 and 1 GiB"),

@@ -7,9 +7,16 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Each test listens on a port of its own in 18400-18499, on 127.0.0.1 only.
+/// Each test listens on a port of its own among 100, on 127.0.0.1 only. The 100 follow the port of the run's
+/// database (`make test TEST_PORT=N` sets it in `DATABASE_URL`), so that two test runs on one machine do not meet:
+/// 18400-18499 for the default 55439, and a block of its own between 18400 and 28399 for each other port.
 enum TestPort {
-    static let base = 18400
+    static let base: Int = {
+        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
+        let text = URLComponents(string: url)?.queryItems?.first { $0.name == "port" }?.value
+        guard let databasePort = text.flatMap(Int.init) else { return 18400 }
+        return 18400 + ((databasePort - 55439) % 100 + 100) % 100 * 100
+    }()
 }
 
 /// Runs `body` on a thread of its own and returns what it returns. Clients in these tests block, and their timings
