@@ -35,9 +35,10 @@ final class RawClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        // No close here: the initialiser throws with every property set, so deinit runs and closes the descriptor.
+        // A second close could close a descriptor another thread has opened since, such as the server's own.
         guard connected == 0 else {
             let code = errno
-            close(fd)
             throw Failure(description: "connect to 127.0.0.1:\(port): \(String(cString: strerror(code)))")
         }
     }
