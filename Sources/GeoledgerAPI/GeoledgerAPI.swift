@@ -184,7 +184,11 @@ public final class GeoledgerAPI: Sendable {
     /// anew); 500 for any other database error.
     private func databaseFailure(_ error: PostgresError, request: HTTPRequest) -> HTTPResponse {
         log("request \(request.id) \(request.method) \(request.path): \(error)")
-        guard error.isConnectionFailure || error.kind == .pool else {
+        // An error without a SQLSTATE came from libpq, not the server: the connection is gone (a COPY or a COMMIT
+        // cut off by a server that stopped), so the pool drops it.
+        let unreachable = error.isConnectionFailure || error.kind == .pool
+            || (error.sqlState == nil && error.kind != .encoding && error.kind != .decoding)
+        guard unreachable else {
             return .error(
                 .internalServerError, code: "database_error",
                 message: "the database refused request \(request.id); nothing of it was stored")

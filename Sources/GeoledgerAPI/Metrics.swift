@@ -66,7 +66,7 @@ public final class Metrics: Sendable {
     }
 
     /// The exposition text.
-    func text(pool: ConnectionPool) -> String {
+    public func text(pool: ConnectionPool) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines += [
