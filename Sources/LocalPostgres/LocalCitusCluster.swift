@@ -41,8 +41,9 @@ public struct LocalCitusCluster: Sendable {
 
     /// Starts every node (initialising what is new), creates the extension where missing and registers the workers.
     public func start(durable: Bool = true) throws {
-        let library = URL(fileURLWithPath: try LocalCluster.binary("postgres")).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("lib/citus.so").path
+        // The server's lib folder is next to its bin folder (/usr/lib/postgresql/15/{bin,lib} on Debian).
+        let library = URL(fileURLWithPath: try LocalCluster.binary("postgres")).resolvingSymlinksInPath()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib/citus.so").path
         guard FileManager.default.fileExists(atPath: library) else { throw LocalClusterError.missingCitus(library) }
         for node in nodes {
             try node.start(durable: durable, settings: Self.settings)
