@@ -71,6 +71,10 @@ public struct TestDatabase: Sendable {
         try Connection.connect(serverConfiguration())
     }
 
+    /// Whether the tests run against a Citus cluster (`make test-citus`). Citus reports an error that a worker raised
+    /// during a COPY as XX000 with the worker's message (naming the shard), not with the worker's SQLSTATE.
+    public static let onCitus = ProcessInfo.processInfo.environment["GEOLEDGER_TEST_CITUS"] == "1"
+
     /// A name (of a database, role or table) no other test uses.
     public static func uniqueName(_ prefix: String) -> String {
         prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -164,7 +168,8 @@ struct CitusTestCluster: Sendable {
         defer { connections.forEach { $0.close() } }
         if try connections[0].query("SELECT 1 FROM pg_database WHERE datname = $1", [Self.template]).count > 0 { return }
         for (connection, node) in zip(connections, nodes) {
-            try connection.execute("DROP DATABASE IF EXISTS \(Self.template) WITH (FORCE); CREATE DATABASE \(Self.template)")
+            try connection.execute("DROP DATABASE IF EXISTS \(Self.template) WITH (FORCE)")
+            try connection.execute("CREATE DATABASE \(Self.template)")
             let template = try Connection.connect(node.withDatabase(Self.template))
             defer { template.close() }
             try template.execute("SET client_min_messages = warning; CREATE EXTENSION citus")
