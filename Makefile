@@ -3,8 +3,9 @@ SWIFT      ?= swift
 BIN        := .build/debug/geoledger
 RELEASE    := .build/release
 TEST_PORT  ?= 55439
+CITUS_PORT ?= 55446
 
-.PHONY: run test bench build release deps db-start db-stop db-status migrate clean fmt
+.PHONY: run test test-citus citus bench build release deps db-start db-stop db-status migrate clean fmt
 
 deps:
 	@scripts/ensure-deps.sh
@@ -35,6 +36,20 @@ test: deps
 	trap '$(BIN) db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
 	url=$$($(BIN) db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
 	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" $(SWIFT) test --skip-build
+
+# Citus, built from the vendored source and installed into PostgreSQL's folders; cached, so a second run is instant.
+citus:
+	@scripts/citus.sh
+
+# The event store, ingest and projection suites against a throwaway Citus cluster: a coordinator on CITUS_PORT and
+# two workers on the next two ports, stopped and removed even when tests fail.
+test-citus: deps citus
+	$(SWIFT) build --build-tests
+	@dir=$$(mktemp -d /tmp/geoledger-citus-test.XXXXXX) || exit 1; chmod 755 $$dir; \
+	trap '$(BIN) db stop --dir '"$$dir"' --port $(CITUS_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
+	url=$$($(BIN) db start --citus --dir $$dir --port $(CITUS_PORT) --throwaway --print superuser) || exit 1; \
+	DATABASE_URL="$$url" GEOLEDGER_TEST_CITUS=1 GEOLEDGER_BIN="$(CURDIR)/$(BIN)" \
+		$(SWIFT) test --skip-build --filter 'EventStoreTests|IngestionTests'
 
 bench: release
 	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \

@@ -50,6 +50,7 @@ let package = Package(
                 .copy("0004_log_head.sql"), .copy("0005_fixes_entity_merchants_terminals.sql"),
                 .copy("0006_api_tokens.sql"),
                 .copy("0008_failure_platform.sql"),
+                .copy("0010_citus.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),

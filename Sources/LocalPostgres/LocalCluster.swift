@@ -61,9 +61,11 @@ public struct LocalCluster: Sendable {
     }
 
     /// Initialises the cluster when needed, starts it, and creates the roles and the database when missing.
-    /// - Parameter durable: false turns fsync off, for throwaway test clusters.
-    public func start(durable: Bool = true) throws {
-        if try state() == .notInitialised { try initialise(durable: durable) }
+    /// - Parameters:
+    ///   - durable: false turns fsync off, for throwaway test clusters.
+    ///   - settings: more `postgresql.conf` lines, written when the cluster is initialised.
+    public func start(durable: Bool = true, settings: String = "") throws {
+        if try state() == .notInitialised { try initialise(durable: durable, extraSettings: settings) }
         if try state() != .running {
             let result = try run(
                 try Self.binary("pg_ctl"), ["start", "-w", "-t", "60", "-D", dataDirectory.path, "-l", logFile.path])
@@ -80,7 +82,7 @@ public struct LocalCluster: Sendable {
         guard result.status == 0 else { throw LocalClusterError.commandFailed("pg_ctl stop", output: result.output) }
     }
 
-    private func initialise(durable: Bool) throws {
+    private func initialise(durable: Bool, extraSettings: String) throws {
         let files = FileManager.default
         try files.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
         try files.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
@@ -104,6 +106,7 @@ public struct LocalCluster: Sendable {
 
             """
         if !durable { settings += "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n" }
+        settings += extraSettings
         let handle = try FileHandle(forWritingTo: dataDirectory.appendingPathComponent("postgresql.conf"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(settings.utf8))
@@ -236,6 +239,7 @@ public struct LocalCluster: Sendable {
 
 public enum LocalClusterError: Error, CustomStringConvertible {
     case missingProgram(String)
+    case missingCitus(String)
     case noPostgresUser
     case unreachableFolder(String)
     case commandFailed(String, output: String)
@@ -244,6 +248,8 @@ public enum LocalClusterError: Error, CustomStringConvertible {
         switch self {
         case .missingProgram(let name):
             return "\(name) was not found on PATH nor in /usr/lib/postgresql/*/bin; install it with: apt-get install postgresql"
+        case .missingCitus(let path):
+            return "Citus is not installed (no \(path)); build and install it with: make citus"
         case .noPostgresUser:
             return "running as root, but there is no 'postgres' user to run the server as; install it with: apt-get install postgresql"
         case .unreachableFolder(let path):

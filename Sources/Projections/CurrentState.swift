@@ -85,67 +85,85 @@ public struct CurrentState: Sendable {
     }
 
     public func merchant(_ merchantId: String, on connection: Connection) throws -> MerchantState? {
-        let address = "'MerchantAddressFixed'"
+        let addressType = "'MerchantAddressFixed'"
         guard let row = try connection.query(
             """
             SELECT latest.*, precise.*
-            FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address))) latest
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) precise ON true
+            FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: addressType))) latest
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: addressType, preciseOnly: true))) precise ON true
             """, [merchantId]
         ).first, let latest = try Self.fixSummary(row, from: 0) else { return nil }
+        let address = try Self.fixSummary(row, from: 9)
+        // Each terminal's newest fix, picked per terminal with DISTINCT ON and joined on the terminal's id: a query
+        // that runs by entity on a distributed database too, where the drift is measured to the address read above.
         let terminals = try connection.query(
             """
-            SELECT t.terminal_id, t.bound_since, geo_distance_m(position.lat, position.lon, address.lat, address.lon)
+            SELECT t.terminal_id, t.bound_since, geo_distance_m(position.lat, position.lon, $2, $3)
             FROM projections.terminals t
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "t.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: address, preciseOnly: true))) address ON true
+            LEFT JOIN (
+                SELECT DISTINCT ON (f.entity_id) f.entity_id, f.lat, f.lon FROM projections.fixes f
+                WHERE f.entity_kind = 'terminal' AND f.event_type IN ('TerminalBound', 'TerminalLocated')
+                  AND f.entity_id IN (SELECT terminal_id FROM projections.terminals WHERE merchant_id = $1)
+                ORDER BY f.entity_id, f.captured_at DESC, f.event_id DESC
+            ) position ON position.entity_id = t.terminal_id
             WHERE t.merchant_id = $1 ORDER BY t.terminal_id
-            """, [merchantId]
+            """, [merchantId, address?.lat, address?.lon]
         ).map { row in
             MerchantState.BoundTerminal(terminalId: try row.decode(0), boundSince: try row.decode(1), driftMetres: try row.decode(2))
         }
+        // A visit's current record, then the merchant's ten newest, then their fixes (a visit's fix has the visit's
+        // id as its entity): each step by entity, as a distributed database runs them.
         let visits = try connection.query(
             """
-            WITH current AS (
+            WITH current AS MATERIALIZED (
                 SELECT DISTINCT ON (v.visit_id) v.visit_id, v.merchant_id, v.visitor_id, v.captured_at, v.position
                 FROM projections.visits v
                 WHERE v.visit_id IN (SELECT visit_id FROM projections.visits WHERE merchant_id = $1)
                 ORDER BY v.visit_id, v.captured_at DESC, v.event_id DESC
+            ), recent AS MATERIALIZED (
+                SELECT c.*, count(*) OVER () AS visits FROM current c WHERE c.merchant_id = $1
+                ORDER BY c.captured_at DESC, c.visit_id LIMIT 10
             )
-            SELECT c.visit_id, c.visitor_id, c.captured_at, geo_distance_m(f.lat, f.lon, address.lat, address.lon),
-                   count(*) OVER ()
-            FROM current c JOIN projections.fixes f ON f.position = c.position
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) address ON true
-            WHERE c.merchant_id = $1
-            ORDER BY c.captured_at DESC, c.visit_id LIMIT 10
-            """, [merchantId])
+            SELECT r.visit_id, r.visitor_id, r.captured_at, geo_distance_m(f.lat, f.lon, $2, $3), r.visits
+            FROM recent r JOIN projections.fixes f ON f.entity_id = r.visit_id AND f.position = r.position
+            ORDER BY r.captured_at DESC, r.visit_id
+            """, [merchantId, address?.lat, address?.lon])
         let recentVisits = try visits.map { row in
             MerchantState.Visit(
                 visitId: try row.decode(0), visitorId: try row.decode(1), capturedAt: try row.decode(2),
                 distanceMetres: try row.decode(3))
         }
         return MerchantState(
-            merchantId: merchantId, addressPosition: try Self.fixSummary(row, from: 9), latestFix: latest,
+            merchantId: merchantId, addressPosition: address, latestFix: latest,
             terminals: terminals, visits: try visits.first?.decode(4, as: Int.self) ?? 0, recentVisits: recentVisits)
     }
 
     public func terminal(_ terminalId: String, on connection: Connection) throws -> TerminalState? {
+        // The binding and the terminal's newest fix, both by the terminal's id; then the drift to its merchant's
+        // address, by the merchant's id: each query by one entity, as a distributed database runs them.
         guard let row = try connection.query(
             """
-            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*,
-                   geo_distance_m(position.lat, position.lon, address.lat, address.lon)
-            FROM (SELECT $1::text AS terminal_id) k
-            LEFT JOIN projections.terminals t ON t.terminal_id = k.terminal_id
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "k.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: "'MerchantAddressFixed'", preciseOnly: true))) address ON true
+            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*
+            FROM (SELECT 1) k
+            LEFT JOIN projections.terminals t ON t.terminal_id = $1
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "$1", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
             """, [terminalId]
         ).first else { return nil }
         let position = try Self.fixSummary(row, from: 4)
         let lastMerchant = try row.decode(3, as: String?.self)
         guard position != nil || lastMerchant != nil else { return nil }
+        let merchantId = try row.decode(0, as: String?.self)
+        var drift: Double?
+        if let position, let merchantId {
+            drift = try connection.query(
+                """
+                SELECT geo_distance_m($2, $3, address.lat, address.lon)
+                FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: "'MerchantAddressFixed'", preciseOnly: true))) address
+                """, [merchantId, position.lat, position.lon]
+            ).first?.decode(0, as: Double?.self)
+        }
         return TerminalState(
-            terminalId: terminalId, merchantId: try row.decode(0), boundSince: try row.decode(1),
-            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position,
-            driftMetres: try row.decode(13))
+            terminalId: terminalId, merchantId: merchantId, boundSince: try row.decode(1),
+            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position, driftMetres: drift)
     }
 }

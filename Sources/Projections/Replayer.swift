@@ -68,6 +68,9 @@ public struct Replayer: Sendable {
         // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
         try rebuild.buildIndexes(on: coordinator)
         return try coordinator.transaction { transaction in
+            // On Citus, the catch-up writes the shards one connection at a time: the schema swap that follows may
+            // not come after parallel writes in the same transaction.
+            if rebuild.distributed { try transaction.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'") }
             try EventLog().lockAppends(on: transaction)
             let end = try EventLog().headPosition(on: transaction)
             if end > start {
@@ -148,6 +151,8 @@ private struct RebuildSchema {
     /// The keys and the `CREATE INDEX` statements of the live schema, to run on the rebuilt tables once they are
     /// filled (before the catch-up, whose bindings upsert needs the terminals' key).
     let indexDefinitions: [String]
+    /// On Citus: the rebuilt tables are distributed as the live ones are, in their co-location groups.
+    let distributed: Bool
 
     /// Drops the rebuild schema, if there is one.
     static func drop(on connection: Connection) throws {
@@ -166,6 +171,23 @@ private struct RebuildSchema {
         for table in tables {
             try connection.execute(
                 "CREATE TABLE \(name).\(table) (LIKE projections.\(table) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
+        }
+        // On Citus, each rebuilt table is distributed by the live one's column and co-located with it, so that the
+        // swap leaves the projections distributed.
+        let distributed = try connection.query("SELECT 1 FROM pg_extension WHERE extname = 'citus'").count > 0
+        if distributed {
+            let live = try connection.query(
+                """
+                SELECT c.relname, column_to_column_name(p.logicalrelid, p.partkey)
+                FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'projections' ORDER BY 1
+                """)
+            for table in live {
+                let (relation, column) = (try table.decode(0, as: String.self), try table.decode(1, as: String?.self))
+                try connection.query(
+                    "SELECT create_distributed_table($1, $2, colocate_with => $3)",
+                    ["\(name).\(quotedIdentifier(relation))", column, "projections.\(quotedIdentifier(relation))"])
+            }
         }
         // Keys are built with the indexes, once the rows are in: one sorted build costs less than inserting every
         // key as the rows arrive.
@@ -188,7 +210,7 @@ private struct RebuildSchema {
                               WHERE n.nspname = 'projections' AND c.conname = i.indexname)
             """
         ).map { try $0.decode(0, as: String.self).replacingOccurrences(of: " ON projections.", with: " ON \(name).") }
-        return RebuildSchema(indexDefinitions: keys + indexes)
+        return RebuildSchema(indexDefinitions: keys + indexes, distributed: distributed)
     }
 
     func buildIndexes(on connection: Connection) throws {

@@ -11,7 +11,7 @@ enum DatabaseCommands {
     static let start = Command(
         words: ["db", "start"], summary: "start the private PostgreSQL cluster under .data/ (creating it if needed)",
         help: """
-            Usage: geoledger db start [--dir DIR] [--port N] [--throwaway] [--print app|owner|superuser]
+            Usage: geoledger db start [--dir DIR] [--port N] [--throwaway] [--citus] [--print app|owner|superuser]
 
             Initialises (initdb) and starts (pg_ctl) a private PostgreSQL cluster reachable only through a Unix
             socket inside DIR, and creates what is missing of: the role geoledger_owner, which owns the database
@@ -24,6 +24,10 @@ enum DatabaseCommands {
               --dir DIR      the cluster's folder (default: .data, or GEOLEDGER_DATA_DIR)
               --port N       the socket's port number (default: 5432; no TCP port is opened)
               --throwaway    fsync off: fast, for test clusters whose data may be lost
+              --citus        a Citus cluster instead: a coordinator (DIR/coordinator, port N) and two workers
+                             (DIR/worker1 and DIR/worker2, ports N+1 and N+2), Citus preloaded, the extension
+                             created in the database on each and the workers registered on the coordinator;
+                             the URL printed is the coordinator's. Needs Citus installed: make citus
               --print ROLE   print the URL of another role instead: owner, or superuser (postgres, which
                              creates databases and roles; tests need it)
 
@@ -31,11 +35,17 @@ enum DatabaseCommands {
               export DATABASE_URL=$(geoledger db start)
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["dir", "port", "print"], flags: ["throwaway"])
-            let role = try arguments.choice("print", from: LocalCluster.Role.allCases.map(\.rawValue), default: "app")
+            let arguments = try Arguments(words, options: ["dir", "port", "print"], flags: ["throwaway", "citus"])
+            let role = LocalCluster.Role(rawValue: try arguments.choice("print", from: LocalCluster.Role.allCases.map(\.rawValue), default: "app"))!
             let cluster = try cluster(arguments)
-            try cluster.start(durable: !arguments.flag("throwaway"))
-            print(cluster.url(as: LocalCluster.Role(rawValue: role)!))
+            if arguments.flag("citus") || LocalCitusCluster.exists(in: cluster.folder) {
+                let citus = LocalCitusCluster(folder: cluster.folder, port: cluster.port)
+                try citus.start(durable: !arguments.flag("throwaway"))
+                print(citus.coordinator.url(as: role))
+            } else {
+                try cluster.start(durable: !arguments.flag("throwaway"))
+                print(cluster.url(as: role))
+            }
             return ExitCode.ok
         })
 
@@ -44,13 +54,19 @@ enum DatabaseCommands {
         help: """
             Usage: geoledger db stop [--dir DIR] [--port N]
 
-            Stops the private cluster (fast shutdown). Its data stays in DIR.
+            Stops the private cluster (fast shutdown), or every node of a Citus cluster that 'db start --citus'
+            made in DIR. Its data stays in DIR.
 
             Example:
               geoledger db stop --dir /tmp/geoledger-test --port 55439
             """,
         run: { words in
-            try cluster(try Arguments(words, options: ["dir", "port"])).stop()
+            let cluster = try cluster(try Arguments(words, options: ["dir", "port"]))
+            if LocalCitusCluster.exists(in: cluster.folder) {
+                try LocalCitusCluster(folder: cluster.folder, port: cluster.port).stop()
+            } else {
+                try cluster.stop()
+            }
             return ExitCode.ok
         })
 
@@ -61,20 +77,29 @@ enum DatabaseCommands {
 
             Prints 'running', 'stopped' or 'not initialised'; when running, the URL of each role on a line of its
             own: app (DATABASE_URL), owner (GEOLEDGER_OWNER_URL, for 'migrate' and 'replay'), superuser.
-            Exit status 0 when running, 1 otherwise.
+            For a Citus cluster, the coordinator's URLs, then each worker's state and superuser URL.
+            Exit status 0 when running (every node of a Citus cluster), 1 otherwise.
 
             Example:
               geoledger db status
             """,
         run: { words in
-            let cluster = try cluster(try Arguments(words, options: ["dir", "port"]))
+            var cluster = try cluster(try Arguments(words, options: ["dir", "port"]))
+            let citus = LocalCitusCluster.exists(in: cluster.folder) ? LocalCitusCluster(folder: cluster.folder, port: cluster.port) : nil
+            if let citus { cluster = citus.coordinator }
             switch try cluster.state() {
             case .running:
                 print("running (\(cluster.folder.path))")
                 for role in LocalCluster.Role.allCases {
                     print(role.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + cluster.url(as: role))
                 }
-                return ExitCode.ok
+                var allRunning = true
+                for worker in citus?.workers ?? [] {
+                    let state = try worker.state()
+                    allRunning = allRunning && state == .running
+                    print("worker     \(state == .running ? worker.url(as: .superuser) : "\(state) (\(worker.folder.path))")")
+                }
+                return allRunning ? ExitCode.ok : ExitCode.failure
             case .stopped:
                 print("stopped (\(cluster.folder.path))")
             case .notInitialised:

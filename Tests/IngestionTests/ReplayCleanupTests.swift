@@ -128,7 +128,7 @@ struct ReplayCleanupTests {
         // Copied into the rebuilt table, which then refuses every fix.
         try db.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
         let error = try #require(throws: PostgresError.self) { try Replayer().replay(db.database.configuration) }
-        #expect(error.isCheckViolation, "\(error)")
+        #expect(error.isCheckViolation || (TestDatabase.onCitus && "\(error)".contains("violates check constraint")), "\(error)")
         #expect(try !Self.rebuildExists(db))
         #expect(try db.allProjections() == inline)
         #expect(try Self.replayLockIsFree(db))

@@ -95,4 +95,32 @@ struct ReplayTests {
         try db.connection.query("SELECT pg_advisory_lock($1)", [Replayer.replayLockKey])
         #expect(throws: ReplayError.alreadyRunning) { try Replayer().replay(db.database.configuration) }
     }
+
+    /// On Citus (`make test-citus`), the tables swapped in are distributed as the replaced ones were: by the same
+    /// column, in the same co-location group, with the same number of shards. A swap that left local tables behind
+    /// would still answer every query, on the coordinator alone.
+    @Test("on Citus, replay leaves every projection distributed by the same column, co-located, and the log a single shard",
+          .enabled(if: ProcessInfo.processInfo.environment["GEOLEDGER_TEST_CITUS"] == "1"))
+    func replayKeepsDistribution() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.ingest(OrderWorkload(withUnbinds: true).shuffled(seed: 31), batchSize: 7)
+        let layoutQuery = """
+            SELECT string_agg(format('%s by %s, group %s, %s shards', logicalrelid::regclass,
+                                     coalesce(column_to_column_name(logicalrelid, partkey), 'none'), colocationid,
+                                     (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid)),
+                              '; ' ORDER BY logicalrelid::regclass::text)
+            FROM pg_dist_partition p
+            """
+        let before = try db.connection.query(layoutQuery).first!.decode(0, as: String.self)
+        #expect(before.contains("events by none"))
+        #expect(before.contains("projections.fixes by entity_id"))
+        #expect(before.contains("projections.terminals by terminal_id"))
+        let inline = try db.allProjections()
+        try Replayer(chunkSize: 5, workers: 2).replay(db.database.configuration)
+        // The co-location group is the live tables' own: the rebuilt ones joined it.
+        #expect(try db.connection.query(layoutQuery).first!.decode(0, as: String.self) == before)
+        #expect(try db.allProjections() == inline)
+        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%'") == 4)
+    }
 }
