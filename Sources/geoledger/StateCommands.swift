@@ -74,14 +74,7 @@ enum StateCommands {
         _ words: [String], kind: String, read: (String, Postgres.Connection) throws -> Document?
     ) throws -> Int32 {
         let arguments = try Arguments(words, options: ["format", "tz"])
-        let format = Format(rawValue: try arguments.choice("format", from: Format.allCases.map(\.rawValue), default: "table"))!
-        var presentation = Presentation(width: format == .table ? Presentation.standardOutputWidth() : nil)
-        if let zone = arguments.value("tz") {
-            guard let timeZone = TimeZoneName.parse(zone) else {
-                throw UsageError("--tz must be \(TimeZoneName.accepted), not '\(zone)'")
-            }
-            presentation.timeZone = timeZone
-        }
+        let (format, presentation) = try OutputOptions.read(arguments, default: .table)
         guard arguments.positionals.count == 1, let id = arguments.positionals.first else {
             throw UsageError("say which \(kind): geoledger show \(kind) ID")
         }
