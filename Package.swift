@@ -49,6 +49,7 @@ let package = Package(
                 .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
                 .copy("0004_log_head.sql"), .copy("0005_fixes_entity_merchants_terminals.sql"),
                 .copy("0006_api_tokens.sql"),
+                .copy("0007_history_indexes.sql"),
                 .copy("0008_failure_platform.sql"),
                 .copy("0010_citus.sql"),
             ]),
