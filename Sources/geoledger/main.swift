@@ -1,7 +1,8 @@
 import Foundation
 import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
 
-let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + MaintenanceCommands.all
+let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + [ReportCommand.command]
+    + MaintenanceCommands.all
     + RegionCommands.all
 
 // A write into a pipe whose reader went away then fails with EPIPE, which the writer sees (Output's BufferedOutput).
