@@ -47,12 +47,16 @@ let package = Package(
             name: "Migrations", path: "Migrations",
             resources: [
                 .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
-                .copy("0004_log_head.sql"), .copy("0005_fixes_entity_merchants_terminals.sql"),
+                .copy("0004_log_head.sql"), .copy("0005_fixes_entity_merchants_terminals.sql"), .copy("0006_api_tokens.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput"]),
+        // The HTTP routes: ingest, the feed, current state, tokens, metrics, the OpenAPI document.
+        .target(
+            name: "GeoledgerAPI",
+            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Output"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
@@ -75,6 +79,9 @@ let package = Package(
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres"]),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "GeoledgerAPITests",
+            dependencies: ["GeoledgerAPI", "HTTPServer", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
             dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],

@@ -3,7 +3,8 @@ import Postgres
 /// What the role the application connects as may do: append events and read them, and keep the projections that
 /// appends write. Nothing that could change or remove an event: no `UPDATE`, `DELETE` or `TRUNCATE` on the log,
 /// and, since the role owns nothing, no `ALTER TABLE` to switch its triggers off either. Setting
-/// `session_replication_role`, which would skip them, takes a superuser.
+/// `session_replication_role`, which would skip them, takes a superuser. On the API's tokens: reading them, making and
+/// revoking them (`geoledger token`), and noting when each was last used.
 public enum ApplicationPrivileges {
     /// Sets the role's privileges on the log and the projections to exactly these, revoking any others it was
     /// given on them. Run by their owner, after the migrations.
@@ -11,12 +12,14 @@ public enum ApplicationPrivileges {
         let role = quotedIdentifier(role)
         try connection.transaction { transaction in
             try transaction.execute("""
-                REVOKE ALL ON events, schema_migrations FROM \(role);
+                REVOKE ALL ON events, schema_migrations, api_tokens FROM \(role);
                 REVOKE ALL ON ALL TABLES IN SCHEMA projections FROM \(role);
                 GRANT SELECT, INSERT ON events TO \(role);
                 GRANT USAGE ON SCHEMA projections TO \(role);
                 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA projections TO \(role);
                 GRANT UPDATE ON projections.terminals TO \(role);
+                GRANT SELECT, INSERT, DELETE ON api_tokens TO \(role);
+                GRANT UPDATE (last_used_at) ON api_tokens TO \(role);
                 """)
         }
     }

@@ -2,8 +2,8 @@ import CCrypto
 import Foundation
 
 /// SHA-256 through OpenSSL's libcrypto (the EVP interface).
-enum SHA256 {
-    static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
+public enum SHA256 {
+    public static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { fatalError("OpenSSL could not allocate a digest context") }
         defer { EVP_MD_CTX_free(context) }
         succeeded(EVP_DigestInit_ex(context, EVP_sha256(), nil), "EVP_DigestInit_ex")
@@ -28,7 +28,14 @@ enum SHA256 {
         fatalError("OpenSSL's \(call) failed: \(code == 0 ? "it gave no reason" : text)")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    /// Whether two digests are equal, in a time that depends on their length only (OpenSSL's `CRYPTO_memcmp`),
+    /// so that comparing a secret's hash says nothing of how much of it matched.
+    public static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { a in b.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
+    }
+
+    public static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

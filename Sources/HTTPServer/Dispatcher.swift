@@ -208,6 +208,7 @@ final class Dispatcher: Sendable {
             response.headers.set("Allow", allowed.joined(separator: ", "))
             return response
         case .found(let pattern, let parameters, let handler):
+            context.route = pattern
             let routed = HTTPRequest(
                 id: request.id, method: request.method, path: request.path, route: pattern, pathParameters: parameters,
                 query: request.query, headers: request.headers, body: request.body, remoteAddress: request.remoteAddress)
@@ -243,6 +244,10 @@ final class Dispatcher: Sendable {
         var response = response
         response.headers.set("X-Request-Id", context.id)
         if state.withLock({ $0.phase != .running }) { response.headers.set("Connection", "close") }
+        configuration.completed(CompletedRequest(
+            id: context.id, method: context.method, route: context.route, status: response.status,
+            bytes: response.body.count, duration: ContinuousClock.now - context.started,
+            remoteAddress: context.remoteAddress, principal: response.principal))
         guard let prepared = Self.makeResponse(response) else {
             let names = response.headers.map(\.name).joined(separator: ", ")
             configuration.log("request \(context.id): libmicrohttpd refuses one of the response's headers (\(names))")

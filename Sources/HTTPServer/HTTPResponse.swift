@@ -4,11 +4,15 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Who the request was answered for (the name of the credential it carried), for the server's record of it
+    /// (``HTTPServer/Configuration/completed``); never sent.
+    public var principal: String?
 
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], principal: String? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.principal = principal
     }
 
     /// A JSON document already rendered to bytes, as `application/json`.

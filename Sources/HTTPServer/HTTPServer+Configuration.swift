@@ -28,6 +28,9 @@ extension HTTPServer {
         /// Where the server reports what clients do not see: handler errors (with the request id) and
         /// libmicrohttpd's own messages.
         public var log: @Sendable (String) -> Void
+        /// Called once for every answer handed to libmicrohttpd, routed or not (404, 413 before the body, 503 while
+        /// stopping), on the server's polling thread: keep it short (a log line, a counter).
+        public var completed: @Sendable (CompletedRequest) -> Void = { _ in }
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, workerThreads: Int = Configuration.defaultWorkerThreads,

@@ -21,6 +21,8 @@ final class RequestContext: Sendable {
         var phase = Phase.receiving
         /// Set while dispatched: the suspended connection to resume.
         var connection: MHDHandle?
+        /// The route pattern that matched, once routed.
+        var route: String?
     }
 
     private enum Phase {
@@ -92,6 +94,12 @@ final class RequestContext: Sendable {
             defer { state.body = [] }
             return state.body
         }
+    }
+
+    /// The route pattern that matched, once a worker routed the request.
+    var route: String? {
+        get { state.withLock { $0.route } }
+        set { state.withLock { $0.route = newValue } }
     }
 
     var isDispatched: Bool {

@@ -19,6 +19,7 @@ public final class ConnectionPool: Sendable {
     private struct State {
         var idle: [Connection] = []
         var open = 0
+        var inUse = 0
         var isClosed = false
     }
 
@@ -35,6 +36,11 @@ public final class ConnectionPool: Sendable {
         state.withLock { $0.open }
     }
 
+    /// Callers holding a connection now (or opening one for themselves).
+    public var connectionsInUse: Int {
+        state.withLock { $0.inUse }
+    }
+
     /// Runs `body` with a connection no other thread holds meanwhile. Blocks while all are in use.
     /// Do not call it again from inside `body` on the same pool: with every connection taken it
     /// would wait for itself.
@@ -47,7 +53,11 @@ public final class ConnectionPool: Sendable {
         } else {
             permits.wait()
         }
-        defer { permits.signal() }
+        state.withLock { $0.inUse += 1 }
+        defer {
+            state.withLock { $0.inUse -= 1 }
+            permits.signal()
+        }
 
         let connection = try checkOut()
         let value: T

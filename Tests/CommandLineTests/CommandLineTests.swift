@@ -6,7 +6,7 @@ import Testing
 struct HelpAndUsageTests {
     static let commands = [
         "db start", "db stop", "db status", "migrate", "ingest", "show merchant", "show terminal", "verify", "replay",
-        "region classify", "datum convert",
+        "region classify", "datum convert", "serve", "token create", "token list", "token revoke",
     ]
 
     @Test("--help lists every command and exits 0")

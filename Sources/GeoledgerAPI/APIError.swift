@@ -1,0 +1,41 @@
+import Foundation
+import HTTPServer
+
+/// A request the API refuses, with its answer: thrown by handlers, answered by the route's wrapper.
+struct APIError: Error {
+    var response: HTTPResponse
+
+    init(_ status: HTTPStatus, code: String, message: String, field: String? = nil) {
+        response = .error(status, code: code, message: message, field: field)
+    }
+
+    static func badParameter(_ name: String, _ message: String) -> APIError {
+        APIError(.badRequest, code: "invalid_parameter", message: message, field: name)
+    }
+}
+
+extension HTTPRequest {
+    /// The query parameter `name` as a whole number in `range`; `fallback` when absent.
+    func integer(_ name: String, default fallback: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {
+        guard let text = query[name] else { return fallback }
+        guard let number = Int64(text), range.contains(number) else {
+            throw .badParameter(
+                name, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// The query parameter `name` as `true` or `false`; false when absent.
+    func boolean(_ name: String) throws(APIError) -> Bool {
+        switch query[name] {
+        case nil, "false": return false
+        case "true", "": return true
+        case let text?: throw .badParameter(name, "\(name) must be true or false, not '\(text)'")
+        }
+    }
+
+    /// The media type of the body, lower case, without parameters: `application/json`.
+    var mediaType: String? {
+        headers["Content-Type"].map { ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+}

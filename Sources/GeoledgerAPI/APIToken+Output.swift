@@ -1,0 +1,13 @@
+import Output
+
+extension APIToken {
+    /// `token list`: names, scopes, when each was made and last used; never a token.
+    public static func table(_ tokens: [APIToken]) -> Table {
+        Table(
+            columns: [Column("name"), Column("scopes"), Column("createdAt", .time, title: "CREATED"), Column("lastUsedAt", .time, title: "LAST USED")],
+            rows: tokens.map { token in
+                [.text(token.name), .text(token.scopes.map(\.rawValue).joined(separator: ",")), .time(token.createdAt),
+                 Value(token.lastUsedAt)]
+            })
+    }
+}

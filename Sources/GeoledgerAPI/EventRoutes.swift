@@ -1,0 +1,123 @@
+import EventStore
+import Foundation
+import HTTPServer
+import Ingestion
+import JSON
+import LocationEvents
+
+/// `POST /v1/events` and `GET /v1/events`: the batch in, through the ingest's reading, validation and append; the
+/// global feed out.
+enum EventRoutes {
+    /// What a batch may be sent as: a JSON array of submissions, or NDJSON.
+    static let batchMediaTypes = ["application/json", "application/x-ndjson", "application/ndjson"]
+    static let defaultFeedLimit: Int64 = 100
+    static let maximumFeedLimit: Int64 = 10_000
+
+    /// The items of a batch body, read as `ingest` reads a file (``SubmissionReader``).
+    /// - Throws: 400 when the body is not a batch at all: empty, not starting with `[` or `{`, or a JSON array
+    ///   whose structure breaks (truncated, a stray bracket): then nothing of it is appended. 413 over `limit` items.
+    static func items(_ body: [UInt8], limit: Int) throws(APIError) -> [SubmissionReader.RawItem] {
+        var index = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[index]) { index += 1 }
+        guard index < body.count else {
+            throw APIError(
+                .badRequest, code: "empty_batch",
+                message: "the body holds no events: send a JSON array of submissions, or NDJSON (one per line)")
+        }
+        guard body[index] == UInt8(ascii: "[") || body[index] == UInt8(ascii: "{") else {
+            throw APIError(
+                .badRequest, code: "not_a_batch",
+                message: "the body is not a batch: a JSON array of submissions, or NDJSON (one object per line), "
+                    + "starts with [ or {, not \(describe(body[index]))")
+        }
+        var reader = SubmissionReader(data: Data(body))
+        var items: [SubmissionReader.RawItem] = []
+        while let item = reader.next() {
+            if reader.format == .arrayEnded, let problem = item.problem, problem.code == ValidationCode.invalidJSON.rawValue {
+                throw APIError(
+                    .badRequest, code: "not_a_batch", message: "the body is not a complete JSON array: \(problem.message)")
+            }
+            items.append(item)
+            guard items.count <= limit else {
+                throw APIError(
+                    .contentTooLarge, code: "too_many_events",
+                    message: "a batch holds at most \(limit) events; send the rest in another request")
+            }
+        }
+        guard !items.isEmpty else {
+            throw APIError(.badRequest, code: "empty_batch", message: "the batch holds no events")
+        }
+        return items
+    }
+
+    static func describe(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    /// The event type an item names, for the metrics: one of DESIGN.md's, else `unknown`.
+    static func type(of item: IngestItem) -> String {
+        guard case .json(let value) = item, let name = value["type"]?.stringValue, EventType(rawValue: name) != nil else {
+            return "unknown"
+        }
+        return name
+    }
+
+    /// `{"events": [...], "next": P}`: each event with its position, ids, version, type, time, hashes, and its
+    /// data and metadata as stored.
+    static func feed(_ events: [RecordedEvent], after: Int64) -> [UInt8] {
+        var out = Array(#"{"events":["#.utf8)
+        for (index, event) in events.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Array("{\"position\":\(event.position),\"eventId\":".utf8)
+            JSONValue.writeString(event.eventId.uuidString.lowercased(), into: &out)
+            out += Array(#","stream":"#.utf8)
+            JSONValue.writeString(event.stream, into: &out)
+            out += Array(",\"version\":\(event.version),\"type\":".utf8)
+            JSONValue.writeString(event.type, into: &out)
+            out += Array(#","recordedAt":"#.utf8)
+            JSONValue.writeString(event.recordedAt.formatted(Self.time), into: &out)
+            out += Array(",\"hash\":\"\(SHA256.hex(event.hash))\",\"logHash\":\"\(SHA256.hex(event.logHash))\",\"data\":".utf8)
+            out += event.data
+            out += Array(#","metadata":"#.utf8)
+            out += event.metadata
+            out.append(UInt8(ascii: "}"))
+        }
+        out += Array("],\"next\":\(events.last?.position ?? after)}".utf8)
+        return out
+    }
+
+    static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
+}
+
+extension GeoledgerAPI {
+    func postEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let type = request.mediaType, EventRoutes.batchMediaTypes.contains(type) else {
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "send the batch as Content-Type \(EventRoutes.batchMediaTypes.joined(separator: ", ")), not "
+                    + (request.headers["Content-Type"] ?? "without a Content-Type"),
+                field: "Content-Type")
+        }
+        let atomic = try request.boolean("atomic")
+        let items = try EventRoutes.items(request.body, limit: configuration.maximumBatchItems).map(\.parsed)
+        let batch = service.prepare(items)
+        // The answer is given only once the transaction committed: a 200 means stored.
+        let report = try pool.withConnection { try service.append(batch, atomic: atomic, on: $0) }
+        metrics.recordEvents(types: items.map(EventRoutes.type(of:)), statuses: report.results.map(\.status.rawValue))
+        var status = HTTPStatus.ok
+        if atomic && report.count(.appended) + report.count(.duplicate) < report.results.count {
+            status = report.count(.invalid) > 0 ? .unprocessableContent : .conflict
+        }
+        return .json(Array(report.json.canonicalData()), status: status)
+    }
+
+    func getEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+        let after = try request.integer("after", default: 0, range: 0...Int64.max)
+        let limit = try request.integer(
+            "limit", default: EventRoutes.defaultFeedLimit, range: 1...EventRoutes.maximumFeedLimit)
+        // Appends take one lock and commit in position order, so the events after a position are final once
+        // visible: a reader resuming from the last position it saw misses none (EventLog).
+        let events = try pool.withConnection { try EventLog().readAll(after: after, limit: Int(limit), on: $0) }
+        return .json(EventRoutes.feed(events, after: after))
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import HTTPServer
+import Ingestion
+import JSON
+import Postgres
+
+/// The HTTP API of DESIGN.md ("Interfaces"): its routes, their access rules, the request log and the metrics.
+/// Handlers run on the server's worker threads and take connections from ``pool``, sized to them.
+public final class GeoledgerAPI: Sendable {
+    /// The API's settings, built once by the application and handed in.
+    public struct Configuration: Sendable {
+        /// Whether `/metrics` answers clients beyond the loopback interface (no token asked).
+        public var publicMetrics: Bool
+        /// The most events one POST may hold; more are answered 413.
+        public var maximumBatchItems: Int
+        /// The `Retry-After` of a 503 while the database cannot be reached, in seconds.
+        public var retryAfterSeconds: Int
+        /// Where each request's log line goes (one JSON object, no newline), and the server's other messages.
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            publicMetrics: Bool = false, maximumBatchItems: Int = 10_000, retryAfterSeconds: Int = 5,
+            log: @escaping @Sendable (String) -> Void = { _ in }
+        ) {
+            self.publicMetrics = publicMetrics
+            self.maximumBatchItems = maximumBatchItems
+            self.retryAfterSeconds = retryAfterSeconds
+            self.log = log
+        }
+    }
+
+    public let configuration: Configuration
+    public let pool: ConnectionPool
+    public let metrics = Metrics()
+    let service: IngestService
+    let tokens = TokenStore()
+
+    public init(pool: ConnectionPool, service: IngestService, configuration: Configuration = Configuration()) {
+        self.pool = pool
+        self.service = service
+        self.configuration = configuration
+    }
+
+    /// Every route, in the order the OpenAPI document lists them. A new route is one entry here and its handler.
+    public var routes: [APIRoute] {
+        [
+            APIRoute(
+                .post, "/v1/events", access: .token(.ingest), summary: "Append a batch of events",
+                query: [.init("atomic", "boolean", "true: all or nothing; one failed item appends none (409 or 422)")],
+                accepts: EventRoutes.batchMediaTypes,
+                responses: [
+                    200: "The batch was processed and committed: per item appended, duplicate, conflict or invalid",
+                    400: "The body is not a batch of events", 409: "atomic=true and an item conflicts; nothing appended",
+                    413: "The body or the number of events is over the limit", 415: "The body is not JSON or NDJSON",
+                    422: "atomic=true and an item is invalid; nothing appended",
+                ], handler: { [self] in try postEvents($0) }),
+            APIRoute(
+                .get, "/v1/events", access: .token(.read), summary: "The global feed: events after a position, in position order",
+                query: [
+                    .init("after", "integer", "the last position already read (default 0)"),
+                    .init("limit", "integer", "events to return, 1 to \(EventRoutes.maximumFeedLimit) (default \(EventRoutes.defaultFeedLimit))"),
+                ],
+                responses: [200: "Events and the position to ask after next", 400: "A parameter is malformed"],
+                handler: { [self] in try getEvents($0) }),
+            APIRoute(
+                .get, "/v1/merchants/{id}", access: .token(.read),
+                summary: "A merchant's address position, latest fix, bound terminals and recent visits",
+                responses: [200: "The merchant", 400: "The id is malformed", 404: "No merchant with this id"],
+                handler: { [self] in try getMerchant($0) }),
+            APIRoute(
+                .get, "/v1/terminals/{id}", access: .token(.read), summary: "A terminal's binding, position and drift",
+                responses: [200: "The terminal", 400: "The id is malformed", 404: "No terminal with this id"],
+                handler: { [self] in try getTerminal($0) }),
+            APIRoute(
+                .get, "/healthz", access: .open, summary: "The server is up", responses: [200: "Up"],
+                handler: { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }),
+            APIRoute(
+                .get, "/readyz", access: .open, summary: "The database answers",
+                responses: [200: "Ready", 503: "The database cannot be reached"], handler: { [self] in try readiness($0) }),
+            APIRoute(
+                .get, "/metrics", access: .loopback, summary: "Prometheus metrics",
+                responses: [200: "Metrics in the Prometheus text format", 403: "Asked from beyond the loopback interface"],
+                produces: Metrics.contentType, handler: { [metrics, pool] _ in metrics.response(pool: pool) }),
+            APIRoute(
+                .get, "/openapi.json", access: .open, summary: "This document", responses: [200: "The OpenAPI 3.1 document"],
+                handler: { [self] _ in .json(Array(OpenAPIDocument.document(for: routes).canonicalData())) }),
+        ]
+    }
+
+    /// The routes with their access checks, error answers and bookkeeping, for ``HTTPServer/start(_:router:)``.
+    public var router: Router {
+        var router = Router()
+        for route in routes {
+            router.add(route.method, route.pattern, guarded(route))
+        }
+        return router
+    }
+
+    /// Records a request's answer: one JSON line in the log, and the metrics. For
+    /// ``HTTPServer/Configuration/completed``.
+    public func completed(_ request: CompletedRequest) {
+        metrics.record(request)
+        configuration.log(RequestLog.line(request))
+    }
+
+    /// Writes a message to the log, as a JSON line with the time.
+    public func log(_ message: String) {
+        configuration.log(RequestLog.message(message))
+    }
+
+    // MARK: Around every handler
+
+    /// Runs `route`'s handler once its access rule allows it; answers 503 with `Retry-After` while the database
+    /// cannot be reached.
+    private func guarded(_ route: APIRoute) -> Router.Handler {
+        { [self] request in
+            var principal: String?
+            var response: HTTPResponse
+            do {
+                principal = try authorize(route.access, request)
+                response = try route.handler(request)
+            } catch let error as APIError {
+                response = error.response
+            } catch let error as PostgresError {
+                metrics.recordDatabaseError()
+                response = databaseFailure(error, request: request)
+            } catch {
+                log("request \(request.id) \(request.method) \(route.pattern) failed: \(error)")
+                response = .error(
+                    .internalServerError, code: "internal_error", message: "the server failed to answer request \(request.id)")
+            }
+            response.principal = principal
+            return response
+        }
+    }
+
+    /// The name of the token that may call a route, nil for routes open to the caller.
+    private func authorize(_ access: APIRoute.Access, _ request: HTTPRequest) throws -> String? {
+        switch access {
+        case .open:
+            return nil
+        case .loopback:
+            guard configuration.publicMetrics || Self.isLoopback(request.remoteAddress) else {
+                throw APIError(
+                    .forbidden, code: "loopback_only",
+                    message: "\(request.path) answers clients on the loopback interface only (serve --public-metrics opens it)")
+            }
+            return nil
+        case .token(let scope):
+            guard let header = request.headers["Authorization"] else {
+                throw Self.unauthorized("send a token: Authorization: Bearer <token> (geoledger token create)")
+            }
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw Self.unauthorized("the Authorization header must be: Bearer <token>")
+            }
+            let text = parts[1].trimmingCharacters(in: .whitespaces)
+            guard let token = try pool.withConnection({ try tokens.authenticate(text, on: $0) }) else {
+                throw Self.unauthorized("the token is not known: it is malformed, or was revoked")
+            }
+            guard scope.isGranted(by: Set(token.scopes)) else {
+                var error = APIError(
+                    .forbidden, code: "insufficient_scope",
+                    message: "token \(token.name) has scopes \(token.scopes.map(\.rawValue).joined(separator: ",")); "
+                        + "this needs \(scope.rawValue) or admin")
+                error.response.principal = token.name
+                throw error
+            }
+            return token.name
+        }
+    }
+
+    private static func unauthorized(_ message: String) -> APIError {
+        var error = APIError(.unauthorized, code: "unauthorized", message: message)
+        error.response.headers.set("WWW-Authenticate", #"Bearer realm="geoledger""#)
+        return error
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        address == "::1" || address.hasPrefix("127.") || address.hasPrefix("::ffff:127.")
+    }
+
+    /// 503 while the database cannot be reached (the pool drops broken connections, so a later request connects
+    /// anew); 500 for any other database error.
+    private func databaseFailure(_ error: PostgresError, request: HTTPRequest) -> HTTPResponse {
+        log("request \(request.id) \(request.method) \(request.path): \(error)")
+        // An error without a SQLSTATE came from libpq, not the server: the connection is gone (a COPY or a COMMIT
+        // cut off by a server that stopped), so the pool drops it.
+        let unreachable = error.isConnectionFailure || error.kind == .pool
+            || (error.sqlState == nil && error.kind != .encoding && error.kind != .decoding)
+        guard unreachable else {
+            return .error(
+                .internalServerError, code: "database_error",
+                message: "the database refused request \(request.id); nothing of it was stored")
+        }
+        return Self.unavailable(retryAfter: configuration.retryAfterSeconds)
+    }
+
+    static func unavailable(retryAfter: Int) -> HTTPResponse {
+        var response = HTTPResponse.error(
+            .serviceUnavailable, code: "database_unavailable",
+            message: "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
+        response.headers.set("Retry-After", String(retryAfter))
+        return response
+    }
+
+    private func readiness(_ request: HTTPRequest) throws -> HTTPResponse {
+        _ = try pool.withConnection { try $0.query("SELECT 1") }
+        return .json(Array(#"{"status":"ready"}"#.utf8))
+    }
+}

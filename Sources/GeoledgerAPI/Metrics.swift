@@ -1,0 +1,121 @@
+import Foundation
+import HTTPServer
+import Postgres
+import Synchronization
+
+/// The counters `/metrics` shows, in the Prometheus text format (version 0.0.4): requests by route, method and
+/// status; a latency histogram by route; events by type and per-item status; the connection pool; database errors.
+public final class Metrics: Sendable {
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    static let bounds: [Double] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private let state = Mutex(State())
+
+    private struct State {
+        var requests: [RequestKey: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        var events: [EventKey: Int] = [:]
+        var databaseErrors = 0
+    }
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private struct EventKey: Hashable {
+        let type: String
+        let status: String
+    }
+
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: Metrics.bounds.count)
+        var total = 0
+        var sum = 0.0
+    }
+
+    public init() {}
+
+    func record(_ request: CompletedRequest) {
+        let route = request.route ?? "unmatched"
+        let seconds = Double(request.duration.components.seconds) + Double(request.duration.components.attoseconds) / 1e18
+        state.withLock { state in
+            state.requests[RequestKey(route: route, method: request.method.rawValue, status: request.status.rawValue), default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { histogram.counts[index] += 1 }
+            histogram.total += 1
+            histogram.sum += seconds
+            state.latency[route] = histogram
+        }
+    }
+
+    func recordEvents(types: [String], statuses: [String]) {
+        state.withLock { state in
+            for (type, status) in zip(types, statuses) { state.events[EventKey(type: type, status: status), default: 0] += 1 }
+        }
+    }
+
+    func recordDatabaseError() {
+        state.withLock { $0.databaseErrors += 1 }
+    }
+
+    func response(pool: ConnectionPool) -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": Self.contentType], body: Array(text(pool: pool).utf8))
+    }
+
+    /// The exposition text.
+    public func text(pool: ConnectionPool) -> String {
+        let state = state.withLock { $0 }
+        var lines: [String] = []
+        lines += [
+            "# HELP geoledger_http_requests_total HTTP requests answered, by route pattern, method and status.",
+            "# TYPE geoledger_http_requests_total counter",
+        ]
+        for (key, count) in state.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            lines.append("geoledger_http_requests_total{route=\(Self.quoted(key.route)),method=\(Self.quoted(key.method)),status=\"\(key.status)\"} \(count)")
+        }
+        lines += [
+            "# HELP geoledger_http_request_duration_seconds Time from a request's headers to its answer, by route pattern.",
+            "# TYPE geoledger_http_request_duration_seconds histogram",
+        ]
+        for (route, histogram) in state.latency.sorted(by: { $0.key < $1.key }) {
+            let label = "route=\(Self.quoted(route))"
+            for (bound, count) in zip(Self.bounds, histogram.counts) {
+                lines.append("geoledger_http_request_duration_seconds_bucket{\(label),le=\"\(bound)\"} \(count)")
+            }
+            lines.append("geoledger_http_request_duration_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.total)")
+            lines.append("geoledger_http_request_duration_seconds_sum{\(label)} \(histogram.sum)")
+            lines.append("geoledger_http_request_duration_seconds_count{\(label)} \(histogram.total)")
+        }
+        lines += [
+            "# HELP geoledger_events_total Submitted events by type and what became of them (appended, duplicate, conflict, invalid, not_appended).",
+            "# TYPE geoledger_events_total counter",
+        ]
+        for (key, count) in state.events.sorted(by: { ($0.key.type, $0.key.status) < ($1.key.type, $1.key.status) }) {
+            lines.append("geoledger_events_total{type=\(Self.quoted(key.type)),status=\(Self.quoted(key.status))} \(count)")
+        }
+        lines += [
+            "# HELP geoledger_db_pool_connections_in_use Database connections held by requests now.",
+            "# TYPE geoledger_db_pool_connections_in_use gauge",
+            "geoledger_db_pool_connections_in_use \(pool.connectionsInUse)",
+            "# HELP geoledger_db_pool_connections_open Database connections open now, idle or in use.",
+            "# TYPE geoledger_db_pool_connections_open gauge",
+            "geoledger_db_pool_connections_open \(pool.openConnections)",
+            "# HELP geoledger_db_pool_connections_max The most database connections the pool opens.",
+            "# TYPE geoledger_db_pool_connections_max gauge",
+            "geoledger_db_pool_connections_max \(pool.maximumConnections)",
+            "# HELP geoledger_database_errors_total Requests a database error failed (unreachable, broken connection, refused statement).",
+            "# TYPE geoledger_database_errors_total counter",
+            "geoledger_database_errors_total \(state.databaseErrors)",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A label value in double quotes, with `\`, `"` and newlines escaped.
+    static func quoted(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}

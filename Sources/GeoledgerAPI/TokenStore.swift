@@ -1,0 +1,130 @@
+import EventStore
+import Foundation
+import Postgres
+
+/// What a token lets its bearer do: `ingest` POSTs events, `read` GETs under `/v1`, `admin` both.
+public enum TokenScope: String, Sendable, CaseIterable, Comparable {
+    case ingest, read, admin
+
+    /// Whether a token with `scopes` may do what needs this scope.
+    func isGranted(by scopes: Set<TokenScope>) -> Bool {
+        scopes.contains(self) || scopes.contains(.admin)
+    }
+
+    public static func < (a: TokenScope, b: TokenScope) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// `ingest,read` as `token create --scopes` takes it.
+    public static func parse(_ text: String) throws(TokenError) -> Set<TokenScope> {
+        var scopes = Set<TokenScope>()
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = word.trimmingCharacters(in: .whitespaces)
+            guard let scope = TokenScope(rawValue: name) else {
+                throw TokenError("'\(name)' is not a scope: the scopes are ingest, read and admin")
+            }
+            scopes.insert(scope)
+        }
+        guard !scopes.isEmpty else { throw TokenError("name at least one scope: ingest, read or admin") }
+        return scopes
+    }
+}
+
+/// A token as `token list` shows it: never the token itself.
+public struct APIToken: Sendable, Equatable {
+    public var name: String
+    public var scopes: [TokenScope]
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+}
+
+/// Why a token could not be made or revoked.
+public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The API's bearer tokens in the `api_tokens` table. A token reads `glt_<id>_<secret>`: the id (16 hex digits) finds
+/// its row, and the SHA-256 of the whole token, the only thing stored of it, is compared in constant time.
+public struct TokenStore: Sendable {
+    static let prefix = "glt_"
+
+    public init() {}
+
+    /// Makes a token and returns it: it is shown this once, and cannot be read back.
+    /// - Throws: ``TokenError`` for a bad name, or a name in use.
+    public func create(name: String, scopes: Set<TokenScope>, on connection: Connection) throws -> String {
+        guard Self.isValidName(name) else {
+            throw TokenError("a token's name is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not '\(name)'")
+        }
+        guard !scopes.isEmpty else { throw TokenError("name at least one scope: ingest, read or admin") }
+        let id = Self.randomHex(bytes: 8)
+        let token = Self.prefix + id + "_" + Self.randomHex(bytes: 32)
+        do {
+            try connection.query(
+                "INSERT INTO api_tokens (name, token_id, token_hash, scopes) VALUES ($1, $2, $3, $4::text[])",
+                [name, id, Data(SHA256.digest(Array(token.utf8))), scopes.sorted().map(\.rawValue)])
+        } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "api_tokens_pkey" {
+            throw TokenError("a token named \(name) exists: revoke it first, or choose another name")
+        }
+        return token
+    }
+
+    /// Every token, by name.
+    public func list(on connection: Connection) throws -> [APIToken] {
+        try connection.query("SELECT name, scopes, created_at, last_used_at FROM api_tokens ORDER BY name").map { row in
+            APIToken(
+                name: try row.decode(0), scopes: try row.decode(1, as: [String].self).compactMap(TokenScope.init(rawValue:)),
+                createdAt: try row.decode(2), lastUsedAt: try row.decode(3))
+        }
+    }
+
+    /// Removes the token named `name`; from then on it is refused. Returns whether there was one.
+    public func revoke(name: String, on connection: Connection) throws -> Bool {
+        try connection.query("DELETE FROM api_tokens WHERE name = $1", [name]).affectedRows > 0
+    }
+
+    /// The token `text` stands for, nil when it is not one (malformed, unknown, revoked). Notes when it was used,
+    /// at most once a minute per token.
+    func authenticate(_ text: String, on connection: Connection) throws -> APIToken? {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard text.hasPrefix(Self.prefix), parts.count == 3, parts[1].utf8.count == 16, parts[2].utf8.count == 64 else {
+            return nil
+        }
+        guard let row = try connection.query(
+            """
+            SELECT name, scopes, created_at, last_used_at, token_hash,
+                   last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
+            FROM api_tokens WHERE token_id = $1
+            """, [String(parts[1])]
+        ).first else { return nil }
+        let stored = try row.decode(4, as: Data.self)
+        guard SHA256.equalInConstantTime(SHA256.digest(Array(text.utf8)), Array(stored)) else { return nil }
+        let name = try row.decode(0, as: String.self)
+        if try row.decode(5, as: Bool.self) {
+            try connection.query("UPDATE api_tokens SET last_used_at = now() WHERE name = $1", [name])
+        }
+        return APIToken(
+            name: name, scopes: try row.decode(1, as: [String].self).compactMap(TokenScope.init(rawValue:)),
+            createdAt: try row.decode(2), lastUsedAt: try row.decode(3))
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return (1...64).contains(bytes.count) && bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"),
+                UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+    }
+
+    /// `bytes` bytes from the system's cryptographic random source, in hex.
+    static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return SHA256.hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+}

@@ -1,0 +1,17 @@
+/// What the server records of a request once its answer is ready: for access logs and metrics.
+public struct CompletedRequest: Sendable {
+    /// The request id, as sent in `X-Request-Id`.
+    public let id: String
+    public let method: HTTPMethod
+    /// The route pattern that matched (`/v1/merchants/{id}`); nil when none did, or the request was answered
+    /// before routing (a body over the limit, a stopping server).
+    public let route: String?
+    public let status: HTTPStatus
+    /// The response body's size as sent (after compression).
+    public let bytes: Int
+    /// From the request's headers to its answer.
+    public let duration: Duration
+    public let remoteAddress: String
+    /// ``HTTPResponse/principal`` of the answer.
+    public let principal: String?
+}

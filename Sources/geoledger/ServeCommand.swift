@@ -1,0 +1,171 @@
+import CommandLineArguments
+import Foundation
+import Geo
+import GeoledgerAPI
+import HTTPServer
+import Ingestion
+import Output
+import Postgres
+
+/// `serve`: the HTTP API in the foreground until SIGINT or SIGTERM.
+enum ServeCommand {
+    static let defaultListen = "127.0.0.1:8080"
+    static let defaultMaximumBody = 16 << 20
+
+    static let command = Command(
+        words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, health, metrics)",
+        help: """
+            Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
+
+            Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
+            (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
+            for both. Routes: POST /v1/events (a JSON array or NDJSON, ?atomic=true for all or nothing),
+            GET /v1/events?after=P&limit=N (the feed), GET /v1/merchants/ID, GET /v1/terminals/ID,
+            GET /healthz, /readyz (the database answers), /metrics (Prometheus; loopback clients only
+            unless --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
+            While the database cannot be reached, /v1 answers 503 with Retry-After and /readyz fails;
+            the server recovers by itself when it is back, and starts even when it is not there yet.
+            It refuses to start on a database that is reachable but not migrated.
+
+            Every request is logged on standard error as one JSON line: time, request id, method, route,
+            status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
+            SIGINT or SIGTERM stops it: no new connections, requests in progress finish (up to 10 s), exit 0.
+
+            Options (each also from the environment; an option wins):
+              --listen HOST:PORT   address to listen on (GEOLEDGER_LISTEN, default \(defaultListen));
+                                   [::1]:8080 for IPv6, port 0 for any free port (printed at start)
+              --threads N          worker threads, and database connections (GEOLEDGER_THREADS, default
+                                   twice the processors, at least 4; 1 to 1024)
+              --max-body SIZE      largest request body, as sent and once un-gzipped: bytes, or with
+                                   K, M or G (KiB, MiB, GiB) (GEOLEDGER_MAX_BODY, default 16M); larger
+                                   bodies are answered 413 before they are read
+              --public-metrics     /metrics answers any client (GEOLEDGER_PUBLIC_METRICS=true)
+
+            Environment: DATABASE_URL as for every command; GEOLEDGER_STATEMENT_TIMEOUT (seconds a
+            statement may take, default 60).
+
+            Examples:
+              geoledger serve
+              geoledger serve --listen 0.0.0.0:8080 --threads 16 --max-body 64M
+              GEOLEDGER_LISTEN=127.0.0.1:9090 geoledger serve
+              curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/x-ndjson' \\
+                   --data-binary @fixes.ndjson http://127.0.0.1:8080/v1/events
+            """,
+        run: { words in
+            let arguments = try Arguments(words, options: ["listen", "threads", "max-body"], flags: ["public-metrics"])
+            guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
+            let settings = try ServeSettings(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+            return try serve(settings)
+        })
+
+    private static func serve(_ serve: ServeSettings) throws -> Int32 {
+        let settings = Settings.fromEnvironment()
+        if let invalid = settings.invalidSetting { throw CommandError(invalid) }
+        // A connection for each worker: a handler never waits for another's connection.
+        let pool = ConnectionPool(configuration: settings.database, maximumConnections: serve.threads, checkoutTimeout: 30)
+        defer { pool.close() }
+        let log: @Sendable (String) -> Void = { line in writeStandardError(line + "\n") }
+        let api = GeoledgerAPI(
+            pool: pool, service: IngestService(classifier: try BoundaryClassifier.bundled()),
+            configuration: GeoledgerAPI.Configuration(publicMetrics: serve.publicMetrics, log: log))
+        do {
+            try pool.withConnection { connection in
+                let migrated = try connection.query("SELECT to_regclass('api_tokens') IS NOT NULL").first?.decode(0, as: Bool.self)
+                guard migrated == true else {
+                    throw CommandError("the database \(settings.database) has no API tokens table: run 'geoledger migrate' first")
+                }
+            }
+        } catch let error as PostgresError {
+            // Served all the same: requests that need the database answer 503 until it can be reached.
+            api.log("the database cannot be reached yet: \(error)")
+        }
+        var configuration = HTTPServer.Configuration(
+            host: serve.host, port: serve.port, workerThreads: serve.threads, maximumBodyBytes: serve.maximumBody)
+        configuration.log = { message in api.log(message) }
+        configuration.completed = { request in api.completed(request) }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer.start(configuration, router: api.router)
+        } catch {
+            throw CommandError("cannot serve on \(configuration.address): \(error)")
+        }
+        let signals = server.stopOnSignals()
+        print("geoledger serve: listening on http://\(server.configuration.address) (database \(settings.database))")
+        try flushPrintedOutput()
+        server.waitUntilStopped()
+        signals.cancel()
+        api.log("stopped")
+        return ExitCode.ok
+    }
+}
+
+/// `serve`'s options, each from its flag or else its GEOLEDGER_* variable.
+struct ServeSettings: Equatable {
+    var host: String
+    var port: Int
+    var threads: Int
+    var maximumBody: Int
+    var publicMetrics: Bool
+
+    init(arguments: Arguments, environment: [String: String]) throws {
+        func setting(_ option: String, _ variable: String) -> (text: String, source: String)? {
+            if let value = arguments.value(option) { return (value, "--\(option)") }
+            if let value = environment[variable], !value.isEmpty { return (value, variable) }
+            return nil
+        }
+        let listen = setting("listen", "GEOLEDGER_LISTEN") ?? (ServeCommand.defaultListen, "--listen")
+        (host, port) = try Self.address(listen.text, source: listen.source)
+        if let threads = setting("threads", "GEOLEDGER_THREADS") {
+            guard let number = Int(threads.text), (1...1024).contains(number) else {
+                throw UsageError("\(threads.source) must be a whole number from 1 to 1024, not '\(threads.text)'")
+            }
+            self.threads = number
+        } else {
+            threads = HTTPServer.Configuration.defaultWorkerThreads
+        }
+        if let size = setting("max-body", "GEOLEDGER_MAX_BODY") {
+            guard let bytes = Self.size(size.text), (1...(1 << 30)).contains(bytes) else {
+                throw UsageError("\(size.source) must be a size from 1 byte to 1G (bytes, or with K, M or G), not '\(size.text)'")
+            }
+            maximumBody = bytes
+        } else {
+            maximumBody = ServeCommand.defaultMaximumBody
+        }
+        let open = environment["GEOLEDGER_PUBLIC_METRICS"] ?? ""
+        guard ["", "true", "false", "1", "0"].contains(open) else {
+            throw UsageError("GEOLEDGER_PUBLIC_METRICS must be true or false, not '\(open)'")
+        }
+        publicMetrics = arguments.flag("public-metrics") || open == "true" || open == "1"
+    }
+
+    /// `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`.
+    static func address(_ text: String, source: String) throws -> (host: String, port: Int) {
+        var host: Substring
+        let portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else if let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            throw UsageError("\(source) must be HOST:PORT (127.0.0.1:8080, [::1]:8080), not '\(text)'")
+        }
+        if host.isEmpty { host = "0.0.0.0" }
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw UsageError("\(source) must end in a port from 0 to 65535, not '\(text)'")
+        }
+        return (String(host), port)
+    }
+
+    /// `16777216`, `16M`, `16MiB`, `512k`: bytes.
+    static func size(_ text: String) -> Int? {
+        let units: [(String, Int)] = [("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("b", 1)]
+        let lower = text.lowercased()
+        for (suffix, factor) in units where lower.hasSuffix(suffix) {
+            guard let number = Int(lower.dropLast(suffix.count)), number >= 0 else { return nil }
+            return number.multipliedReportingOverflow(by: factor).overflow ? nil : number * factor
+        }
+        return Int(lower)
+    }
+}

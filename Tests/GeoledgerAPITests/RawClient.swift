@@ -1,0 +1,172 @@
+import Foundation
+import HTTPServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// (The HTTPServer tests' client.) A blocking HTTP/1.1 client on a plain socket, for what URLSession cannot express: bodies sent slowly or never,
+/// bytes that are not HTTP, exact request targets. Every read and write gives up after `timeout`.
+final class RawClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        let description: String
+    }
+
+    struct Response: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    init(port: Int, timeout: Duration = .seconds(10)) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var time = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(description: "connect to 127.0.0.1:\(port): \(String(cString: strerror(code)))")
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Whether something accepts connections on the port.
+    static func isListening(port: Int) -> Bool {
+        (try? RawClient(port: port, timeout: .seconds(2))) != nil
+    }
+
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+            offset += sent
+        }
+    }
+
+    /// Reads one response, skipping `100 Continue`. The body is read by `Content-Length`, by chunks, or to the end.
+    func readResponse(isHead: Bool = false) throws -> Response {
+        while true {
+            let head = try readHead()
+            let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+            let statusParts = lines[0].split(separator: " ")
+            guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+                throw Failure(description: "not a status line: \(lines[0])")
+            }
+            var headers = HTTPHeaders()
+            for line in lines.dropFirst() where !line.isEmpty {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            }
+            if status / 100 == 1 { continue }
+            if isHead || status == 204 || status == 304 { return Response(status: status, headers: headers, body: []) }
+            if let length = headers["Content-Length"].flatMap({ Int($0) }) {
+                return Response(status: status, headers: headers, body: try readExactly(length))
+            }
+            if headers["Transfer-Encoding"]?.lowercased() == "chunked" {
+                var body: [UInt8] = []
+                while true {
+                    let sizeLine = try readLine()
+                    guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
+                        throw Failure(description: "bad chunk size \(sizeLine)")
+                    }
+                    if size == 0 {
+                        _ = try readLine()
+                        return Response(status: status, headers: headers, body: body)
+                    }
+                    body += try readExactly(size)
+                    _ = try readLine()
+                }
+            }
+            var body: [UInt8] = []
+            while let more = try receive() { body += more }
+            return Response(status: status, headers: headers, body: body)
+        }
+    }
+
+    /// Waits for the server to close the connection, reading and dropping what it sends. True when it closed (or
+    /// reset) within `limit`.
+    func closesWithin(_ limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            do {
+                guard try receive() != nil else { return true }
+            } catch {
+                if errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                return true
+            }
+        }
+        return false
+    }
+
+    private func readHead() throws -> String {
+        while true {
+            if let end = headEnd() {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                return head
+            }
+            guard let more = try receive() else { throw Failure(description: "the connection closed before a response") }
+            buffer += more
+        }
+    }
+
+    private func headEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 0...(buffer.count - 4)
+        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let index = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<index], as: UTF8.self).trimmingCharacters(in: ["\r"])
+                buffer.removeFirst(index + 1)
+                return line
+            }
+            guard let more = try receive() else { throw Failure(description: "the connection closed in a chunk") }
+            buffer += more
+        }
+    }
+
+    private func readExactly(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            guard let more = try receive() else { throw Failure(description: "the connection closed in the body") }
+            buffer += more
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
+    }
+
+    /// The next bytes, nil at the end of the stream.
+    private func receive() throws -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count == 0 { return nil }
+        guard count > 0 else { throw Failure(description: "recv: \(String(cString: strerror(errno)))") }
+        return Array(chunk[..<count])
+    }
+}
