@@ -48,6 +48,7 @@ let package = Package(
             resources: [
                 .copy("0001_event_store.sql"), .copy("0002_projections.sql"), .copy("0003_drop_binding_recompute_index.sql"),
                 .copy("0004_log_head.sql"), .copy("0005_fixes_entity_merchants_terminals.sql"), .copy("0006_api_tokens.sql"),
+                .copy("0007_history_indexes.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),

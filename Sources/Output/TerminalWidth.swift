@@ -7,6 +7,10 @@ import Darwin
 #endif
 
 extension Presentation {
+    /// Whether standard output is a terminal, where people read: queries default to a table there and to a format for
+    /// programs in a file or a pipe.
+    public static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
     /// The width a table on standard output must fit: the terminal's when standard output is one (its window
     /// size, else `COLUMNS`, else 80), no limit when it is a file or a pipe.
     public static func standardOutputWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {

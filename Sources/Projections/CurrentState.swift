@@ -12,6 +12,27 @@ public struct FixSummary: Sendable, Equatable, Encodable {
     public var horizontalAccuracy: Double
     public var provider: String
     public var region: String
+    /// Within 1 km of a border between two regions.
+    public var nearBoundary: Bool
+    /// The client claimed the other side of the region check.
+    public var claimMismatch: Bool
+    /// The address the fix was sent with: its formatted text, else its parts; nil without one.
+    public var address: String?
+}
+
+/// A failed attempt to locate, as the current-state views list them.
+public struct FailureSummary: Sendable, Equatable, Encodable {
+    public var position: Int64
+    public var eventId: String
+    public var capturedAt: Date
+    public var provider: String
+    /// The provider's code, as text.
+    public var errorCode: String
+    /// The category the projection keeps for it.
+    public var errorCategory: String
+    /// The provider's message, as the app sent it.
+    public var errorMessage: String?
+    public var app: String?
 }
 
 /// A merchant's address positions and its bound terminals.
@@ -19,13 +40,18 @@ public struct MerchantState: Sendable, Equatable, Encodable {
     public var merchantId: String
     /// The address position: the latest precise fix by capture time.
     public var addressPosition: FixSummary?
-    /// The latest fix of any quality.
-    public var latestFix: FixSummary
+    /// The latest fix of any quality; nil when the merchant is known only through failed attempts, terminals or
+    /// visits.
+    public var latestFix: FixSummary?
     public var terminals: [BoundTerminal]
     /// Visits whose current record (the newest by capture time) names this merchant.
     public var visits: Int
     /// The ten most recent of them, newest first.
     public var recentVisits: [Visit]
+    /// Failed attempts to locate the merchant.
+    public var failedAttempts: Int
+    /// The ten most recent of them by capture time, newest first.
+    public var recentFailures: [FailureSummary]
 
     public struct Visit: Sendable, Equatable, Encodable {
         public var visitId: String
@@ -38,6 +64,8 @@ public struct MerchantState: Sendable, Equatable, Encodable {
     public struct BoundTerminal: Sendable, Equatable, Encodable {
         public var terminalId: String
         public var boundSince: Date?
+        /// Distance in metres from the terminal's latest precise fix to the merchant's address position; nil
+        /// while either is unknown.
         public var driftMetres: Double?
     }
 }
@@ -51,10 +79,18 @@ public struct TerminalState: Sendable, Equatable, Encodable {
     public var unboundAt: Date?
     /// The merchant of the last bind or unbind.
     public var lastMerchantId: String?
-    /// The latest device fix (at binding or reported), by capture time.
+    /// The position: the latest precise device fix (at binding or reported), by capture time.
     public var position: FixSummary?
-    /// Distance in metres from the bound merchant's address position; nil when unbound or either is unknown.
+    /// The latest device fix of any quality.
+    public var latestFix: FixSummary?
+    /// Distance in metres from ``position``, the latest precise fix, to the bound merchant's address position; nil
+    /// when unbound or either is unknown. A fix that is not precise never makes a drift: an IP fix kilometres off
+    /// is not a relocated terminal.
     public var driftMetres: Double?
+    /// Failed attempts to locate the terminal.
+    public var failedAttempts: Int
+    /// The ten most recent of them by capture time, newest first.
+    public var recentFailures: [FailureSummary]
 }
 
 /// Reads the current state from the projections. Positions are the newest fixes by (capture time, event id),
@@ -62,7 +98,12 @@ public struct TerminalState: Sendable, Equatable, Encodable {
 public struct CurrentState: Sendable {
     public init() {}
 
-    static let fixColumns = "f.position, f.event_id, f.captured_at, f.lat, f.lon, f.accuracy, f.horizontal_accuracy, f.provider, f.region"
+    static let fixColumns = """
+        f.position, f.event_id, f.captured_at, f.lat, f.lon, f.accuracy, f.horizontal_accuracy, f.provider, f.region, \
+        f.near_boundary, f.claim_mismatch, (SELECT \(StoredFields.addressText(of: "e.data")) FROM events e WHERE e.position = f.position)
+        """
+    /// The columns ``fixColumns`` reads, which ``fixSummary(_:from:)`` decodes.
+    static let fixColumnCount = 12
 
     /// The newest fix of an entity among `types`, optionally only precise ones, as a LATERAL subquery over `kind`
     /// and `id` expressions.
@@ -81,7 +122,29 @@ public struct CurrentState: Sendable {
             position: position, eventId: try row.decode(column + 1, as: UUID.self).lowercasedText,
             capturedAt: try row.decode(column + 2), lat: try row.decode(column + 3), lon: try row.decode(column + 4),
             accuracy: try row.decode(column + 5), horizontalAccuracy: try row.decode(column + 6),
-            provider: try row.decode(column + 7), region: try row.decode(column + 8))
+            provider: try row.decode(column + 7), region: try row.decode(column + 8),
+            nearBoundary: try row.decode(column + 9), claimMismatch: try row.decode(column + 10),
+            address: try row.decode(column + 11))
+    }
+
+    /// How many failed attempts an entity has, and the ten newest by capture time.
+    static func failures(kind: String, id: String, on connection: Connection) throws -> (count: Int, recent: [FailureSummary]) {
+        let rows = try connection.query(
+            """
+            SELECT fl.position, fl.event_id, fl.captured_at, fl.provider, fl.error_code, fl.category,
+                   (SELECT \(StoredFields.errorMessage(of: "e.data")) FROM events e WHERE e.position = fl.position), fl.app,
+                   count(*) OVER ()
+            FROM projections.failures fl
+            WHERE fl.entity_kind = '\(kind)' AND fl.entity_id = $1
+            ORDER BY fl.captured_at DESC, fl.event_id DESC LIMIT 10
+            """, [id])
+        let recent = try rows.map { row in
+            FailureSummary(
+                position: try row.decode(0), eventId: try row.decode(1, as: UUID.self).lowercasedText,
+                capturedAt: try row.decode(2), provider: try row.decode(3), errorCode: try row.decode(4),
+                errorCategory: try row.decode(5), errorMessage: try row.decode(6), app: try row.decode(7))
+        }
+        return (try rows.first?.decode(8, as: Int.self) ?? 0, recent)
     }
 
     public func merchant(_ merchantId: String, on connection: Connection) throws -> MerchantState? {
@@ -89,15 +152,17 @@ public struct CurrentState: Sendable {
         guard let row = try connection.query(
             """
             SELECT latest.*, precise.*
-            FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address))) latest
+            FROM (SELECT) k
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address))) latest ON true
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: address, preciseOnly: true))) precise ON true
             """, [merchantId]
-        ).first, let latest = try Self.fixSummary(row, from: 0) else { return nil }
+        ).first else { return nil }
+        let latest = try Self.fixSummary(row, from: 0)
         let terminals = try connection.query(
             """
             SELECT t.terminal_id, t.bound_since, geo_distance_m(position.lat, position.lon, address.lat, address.lon)
             FROM projections.terminals t
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "t.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "t.terminal_id", types: Self.terminalFixTypes, preciseOnly: true))) position ON true
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: address, preciseOnly: true))) address ON true
             WHERE t.merchant_id = $1 ORDER BY t.terminal_id
             """, [merchantId]
@@ -124,28 +189,38 @@ public struct CurrentState: Sendable {
                 visitId: try row.decode(0), visitorId: try row.decode(1), capturedAt: try row.decode(2),
                 distanceMetres: try row.decode(3))
         }
+        let failures = try Self.failures(kind: "merchant", id: merchantId, on: connection)
+        guard latest != nil || failures.count > 0 || !terminals.isEmpty || !recentVisits.isEmpty else { return nil }
         return MerchantState(
-            merchantId: merchantId, addressPosition: try Self.fixSummary(row, from: 9), latestFix: latest,
-            terminals: terminals, visits: try visits.first?.decode(4, as: Int.self) ?? 0, recentVisits: recentVisits)
+            merchantId: merchantId, addressPosition: try Self.fixSummary(row, from: Self.fixColumnCount), latestFix: latest,
+            terminals: terminals, visits: try visits.first?.decode(4, as: Int.self) ?? 0, recentVisits: recentVisits,
+            failedAttempts: failures.count, recentFailures: failures.recent)
     }
+
+    /// The fixes of a terminal's stream: at binding, and reported by the device.
+    static let terminalFixTypes = "'TerminalBound', 'TerminalLocated'"
 
     public func terminal(_ terminalId: String, on connection: Connection) throws -> TerminalState? {
         guard let row = try connection.query(
             """
-            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*,
+            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*, latest.*,
                    geo_distance_m(position.lat, position.lon, address.lat, address.lon)
             FROM (SELECT $1::text AS terminal_id) k
             LEFT JOIN projections.terminals t ON t.terminal_id = k.terminal_id
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "k.terminal_id", types: "'TerminalBound', 'TerminalLocated'"))) position ON true
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "k.terminal_id", types: Self.terminalFixTypes, preciseOnly: true))) position ON true
+            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "k.terminal_id", types: Self.terminalFixTypes))) latest ON true
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "t.merchant_id", types: "'MerchantAddressFixed'", preciseOnly: true))) address ON true
             """, [terminalId]
         ).first else { return nil }
         let position = try Self.fixSummary(row, from: 4)
+        let latest = try Self.fixSummary(row, from: 4 + Self.fixColumnCount)
         let lastMerchant = try row.decode(3, as: String?.self)
-        guard position != nil || lastMerchant != nil else { return nil }
+        let failures = try Self.failures(kind: "terminal", id: terminalId, on: connection)
+        guard latest != nil || lastMerchant != nil || failures.count > 0 else { return nil }
         return TerminalState(
             terminalId: terminalId, merchantId: try row.decode(0), boundSince: try row.decode(1),
-            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position,
-            driftMetres: try row.decode(13))
+            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position, latestFix: latest,
+            driftMetres: try row.decode(4 + 2 * Self.fixColumnCount), failedAttempts: failures.count,
+            recentFailures: failures.recent)
     }
 }

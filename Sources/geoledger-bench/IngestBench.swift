@@ -15,7 +15,7 @@ import Workload
 ///    PostgreSQL itself sets for writing these rows;
 /// 4. steps 2 and 3 again, `pairs` times in all, each ratio printed and their median taken: one pair on a shared
 ///    2-core machine says little;
-/// 5. replay every projection from the last pair's log.
+/// 5. replay every projection from the last pair's log, then time `history` on it (``HistoryBench``).
 /// Each timed stage starts on a settled database: vacuumed, analysed and checkpointed. The server's durability
 /// settings come first, as the server reports them: the figures mean little without them.
 ///
@@ -130,7 +130,7 @@ enum IngestBench {
         let (_, prepareOnly) = try timed { try prepareOnlyPass(path: path, items: sample, batchSize: options.batchSize, service: service) }
         emit("prepare_only_items_per_s=\(rate(sample, prepareOnly.wall))")
 
-        // 2-4. The pairs; 5. replay after the last.
+        // 2-4. The pairs; 5. replay and history after the last.
         var ratios: [Double] = []
         var copyRates: [Double] = []
         for pair in 1...options.pairs {
@@ -141,7 +141,11 @@ enum IngestBench {
                 ratios.append(ingestRate / copyRate)
                 copyRates.append(copyRate)
                 emit("ingest_vs_copy=\(String(format: "%.3f", ingestRate / copyRate))")
-                if pair == options.pairs { try replay(connection: connection, database: database) }
+                if pair == options.pairs {
+                    try replay(connection: connection, database: database)
+                    try settle(connection, before: "history")
+                    try HistoryBench.run(on: connection)
+                }
             }
         }
         let summary = Summary(
@@ -152,6 +156,29 @@ enum IngestBench {
         emit("ingest_vs_copy_median=\(summary.ingestVsCopy)")
         emit("copy_events_per_s_median=\(summary.copyEventsPerSecond)")
         return summary
+    }
+
+    /// `geoledger-bench history`: the workload ingested (untimed) into a fresh database, then the history stage.
+    static func runHistory(server: PostgresConfiguration, options: Options) throws {
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("geoledger-bench-\(UUID().uuidString.lowercased()).ndjson").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let counts = try options.spec.write(to: path)
+        emit("workload_events=\(counts.valid)")
+        try withDatabase(server, admin: admin) { connection, database in
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
+            defer { close(descriptor) }
+            let decider = try Connection.connect(database)
+            defer { decider.close() }
+            let totals = try StreamIngestor(service: IngestService(classifier: try BoundaryClassifier.bundled()), batchSize: options.batchSize)
+                .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
+            emit("ingest_appended=\(totals.appended)")
+            try settle(connection, before: "history")
+            try HistoryBench.run(on: connection)
+        }
     }
 
     /// Runs `body` on a fresh, migrated database of its own, dropped afterwards.

@@ -20,10 +20,14 @@ let usage = """
                                the same transactions, in turn, three times; the median rate of each
       ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a
                                generated workload against COPY of the same rows, each pair on a fresh
-                               database, and each pair's ratio and their median; then replay
+                               database, and each pair's ratio and their median; then replay, then history
+      history [OPTIONS]        the workload ingested (untimed) into a fresh database, then history: the
+                               first page (100 rows) of the busiest merchant and terminal and of a sample
+                               of others, in ms (history_ms= the slowest), and the plan of the busiest
+                               merchant's page
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
 
-    Options of all, ingest and workload:
+    Options of all, ingest, history and workload:
       --events N       events in the workload (default 1,000,000)
       --seed S         the workload's random seed
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
@@ -98,6 +102,9 @@ do {
         guard let path = arguments.positionals.first else { throw UsageError("say which file to write") }
         let counts = try IngestBench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
+    case "history":
+        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.workloadNames))
+        try IngestBench.runHistory(server: .fromEnvironment(), options: options)
     case "ingest":
         let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         _ = try IngestBench.run(server: .fromEnvironment(), options: options)

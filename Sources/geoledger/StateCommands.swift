@@ -36,11 +36,14 @@ enum StateCommands {
             Usage: geoledger show merchant ID [--format table|json|ndjson|csv|geojson] [--tz ZONE]
 
             The merchant's address position (its latest precise fix by capture time), its latest fix of any
-            quality, the terminals bound to it with their drift in metres, and its visits (how many, and the ten
-            most recent with their distance in metres from the address position).
-            Positions are WGS-84. Exit status 1 when the merchant has no fix.
+            quality, the terminals bound to it with their drift in metres (from each terminal's latest precise
+            fix), its visits (how many, and the ten most recent with their distance in metres from the address
+            position) and its failed attempts (how many, and the ten most recent with their error code, category
+            and message). Each position has its region, near-boundary and claim mismatch, and the address it was
+            sent with; (none) where there is no such fix. Positions are WGS-84. Exit status 1 when nothing is
+            known of the merchant: no fix, failed attempt, terminal or visit.
 
-            \(formatHelp(rows: "a row for each fix, terminal and visit", owner: "merchant"))
+            \(formatHelp(rows: "a row for each fix, terminal, visit and failed attempt", owner: "merchant"))
 
             Examples:
               geoledger show merchant M0001
@@ -56,11 +59,13 @@ enum StateCommands {
         help: """
             Usage: geoledger show terminal ID [--format table|json|ndjson|csv|geojson] [--tz ZONE]
 
-            The merchant the terminal is bound to and since when, its latest device fix by capture time, and its
-            drift: the distance in metres from the bound merchant's address position. Positions are WGS-84.
-            Exit status 1 when the terminal is unknown.
+            The merchant the terminal is bound to and since when; its position, the latest precise device fix
+            by capture time (at binding or reported), and next to it its latest fix of any quality; its drift:
+            the distance in metres from its position to the bound merchant's address position (a fix that is
+            not precise never makes a drift; no precise fix, no drift); and its failed attempts. Positions are
+            WGS-84. Exit status 1 when the terminal is unknown.
 
-            \(formatHelp(rows: "a row for its position", owner: "terminal"))
+            \(formatHelp(rows: "a row for its position, its latest fix and each failed attempt", owner: "terminal"))
 
             Examples:
               geoledger show terminal T0001 --tz Asia/Shanghai
@@ -74,14 +79,7 @@ enum StateCommands {
         _ words: [String], kind: String, read: (String, Postgres.Connection) throws -> Document?
     ) throws -> Int32 {
         let arguments = try Arguments(words, options: ["format", "tz"])
-        let format = Format(rawValue: try arguments.choice("format", from: Format.allCases.map(\.rawValue), default: "table"))!
-        var presentation = Presentation(width: format == .table ? Presentation.standardOutputWidth() : nil)
-        if let zone = arguments.value("tz") {
-            guard let timeZone = TimeZoneName.parse(zone) else {
-                throw UsageError("--tz must be \(TimeZoneName.accepted), not '\(zone)'")
-            }
-            presentation.timeZone = timeZone
-        }
+        let (format, presentation) = try OutputOptions.read(arguments, default: .table)
         guard arguments.positionals.count == 1, let id = arguments.positionals.first else {
             throw UsageError("say which \(kind): geoledger show \(kind) ID")
         }

@@ -227,9 +227,18 @@ struct EventTypeTests {
         #expect(ProviderErrorCatalogue.category(provider: provider, code: failure.code).rawValue == failure.category)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == 0)
         #expect(try db.count("SELECT count(*) FROM projections.terminals") == 0)
-        // No position for the entity whose locating failed.
-        #expect(try CurrentState().merchant(failure.entityId, on: db.connection) == nil)
-        #expect(try CurrentState().terminal(failure.entityId, on: db.connection) == nil)
+        // No position for the entity whose locating failed: it is known through its failed attempt alone.
+        if failure.entityField == "merchantId" {
+            let merchant = try #require(try CurrentState().merchant(failure.entityId, on: db.connection))
+            #expect(merchant.addressPosition == nil && merchant.latestFix == nil && merchant.failedAttempts == 1)
+            #expect(merchant.recentFailures.map(\.errorCategory) == [failure.category])
+            #expect(try CurrentState().terminal(failure.entityId, on: db.connection) == nil)
+        } else {
+            let terminal = try #require(try CurrentState().terminal(failure.entityId, on: db.connection))
+            #expect(terminal.position == nil && terminal.latestFix == nil && terminal.merchantId == nil && terminal.failedAttempts == 1)
+            #expect(terminal.recentFailures.map(\.errorCategory) == [failure.category])
+            #expect(try CurrentState().merchant(failure.entityId, on: db.connection) == nil)
+        }
 
         let stored = try #require(try EventLog().readStream(failure.stream, on: db.connection).first)
         let metadata = try JSONValue(parsing: stored.metadata)

@@ -34,24 +34,28 @@ struct ShowCommandTests {
             let outcome = try show(["merchant", "M0001"], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout == """
-                merchant  M0001
-                visits    1
+                merchant         M0001
+                visits           1
+                failed attempts  0
 
                 Address position (latest precise fix)
-                CAPTURED                       LAT          LON  ACCURACY  WITHIN  PROVIDER  REGION    LOG POSITION  EVENT
-                2026-11-29 10:00:00+08  31.2304000  121.4737000  precise   35.0 m  amap      mainland             1  00000000-0000-4000-8000-000000000001
+                CAPTURED                       LAT          LON  ACCURACY  WITHIN  PROVIDER  REGION    NEAR BOUNDARY  CLAIM MISMATCH  ADDRESS                    LOG POSITION  EVENT
+                2026-11-29 10:00:00+08  31.2304000  121.4737000  precise   35.0 m  amap      mainland  no             no              上海市黄浦区南京东路100号             1  00000000-0000-4000-8000-000000000001
 
                 Latest fix
-                CAPTURED                       LAT          LON  ACCURACY      WITHIN  PROVIDER  REGION    LOG POSITION  EVENT
-                2026-11-29 11:00:00+08  31.2310000  121.4740000  approximate  900.0 m  amap      mainland             2  00000000-0000-4000-8000-000000000002
+                CAPTURED                       LAT          LON  ACCURACY      WITHIN  PROVIDER  REGION    NEAR BOUNDARY  CLAIM MISMATCH  ADDRESS                    LOG POSITION  EVENT
+                2026-11-29 11:00:00+08  31.2310000  121.4740000  approximate  900.0 m  amap      mainland  no             no              上海市黄浦区南京东路100号             2  00000000-0000-4000-8000-000000000002
 
-                Bound terminals
+                Bound terminals (drift from their latest precise fix)
                 TERMINAL  BOUND SINCE             DRIFT
                 T0001     2026-11-29 10:05:00+08  0.0 m
 
                 Recent visits (the ten newest)
                 VISIT  VISITOR   CAPTURED                DISTANCE
                 V1     sales-17  2026-11-29 10:00:00+08     0.0 m
+
+                Failed attempts (the ten newest)
+                (none)
 
                 """)
         }
@@ -82,7 +86,7 @@ struct ShowCommandTests {
         try withMerchant { db in
             let outcome = try show(["terminal", "T0001", "--tz", zone], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            #expect(outcome.stdout.contains("bound since    \(boundSince)\n"), "\(outcome.stdout)")
+            #expect(outcome.stdout.contains("bound since      \(boundSince)\n"), "\(outcome.stdout)")
         }
     }
 
@@ -99,13 +103,21 @@ struct ShowCommandTests {
             let outcome = try show(["merchant", "M0001", "--format", "json"], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let shown = try JSONValue(parsing: Data(outcome.stdout.utf8))
-            #expect(shown.objectValue.map { Set($0.keys) } == ["merchantId", "addressPosition", "latestFix", "terminals", "visits", "recentVisits"])
-            let fixNames: Set<String> = ["position", "eventId", "capturedAt", "lat", "lon", "accuracy", "horizontalAccuracy", "provider", "region"]
+            #expect(shown.objectValue.map { Set($0.keys) } == [
+                "merchantId", "addressPosition", "latestFix", "terminals", "visits", "recentVisits", "failedAttempts", "recentFailures",
+            ])
+            let fixNames: Set<String> = [
+                "position", "eventId", "capturedAt", "lat", "lon", "accuracy", "horizontalAccuracy", "provider", "region",
+                "nearBoundary", "claimMismatch", "address",
+            ]
             #expect(shown["addressPosition"]?.objectValue.map { Set($0.keys) } == fixNames)
             #expect(shown["latestFix"]?.objectValue.map { Set($0.keys) } == fixNames)
             #expect(shown[path: "addressPosition.capturedAt"] == "2026-11-29T02:00:00.000000Z")
             #expect(shown[path: "addressPosition.lat"] == 31.2304)
             #expect(shown[path: "latestFix.horizontalAccuracy"] == 900)
+            #expect(shown[path: "latestFix.address"] == "上海市黄浦区南京东路100号")
+            #expect(shown[path: "latestFix.nearBoundary"] == false && shown[path: "latestFix.claimMismatch"] == false)
+            #expect(shown["failedAttempts"] == 0 && shown["recentFailures"] == [])
             #expect(shown["terminals"] == .array([.object(["terminalId": "T0001", "boundSince": "2026-11-29T02:05:00.000000Z", "driftMetres": 0])]))
             #expect(shown["recentVisits"] == .array([.object([
                 "visitId": "V1", "visitorId": "sales-17", "capturedAt": "2026-11-29T02:00:00.000000Z", "distanceMetres": 0,
@@ -130,11 +142,11 @@ struct ShowCommandTests {
             let outcome = try show(["merchant", "M0001", "--format", "csv"], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout == """
-                merchantId,visits,section,capturedAt,lat,lon,accuracy,horizontalAccuracy,provider,region,position,eventId,terminalId,boundSince,driftMetres,visitId,visitorId,distanceMetres
-                M0001,1,addressPosition,2026-11-29T02:00:00.000000Z,31.2304,121.4737,precise,35,amap,mainland,1,00000000-0000-4000-8000-000000000001,,,,,,
-                M0001,1,latestFix,2026-11-29T03:00:00.000000Z,31.231,121.474,approximate,900,amap,mainland,2,00000000-0000-4000-8000-000000000002,,,,,,
-                M0001,1,terminals,,,,,,,,,,T0001,2026-11-29T02:05:00.000000Z,0,,,
-                M0001,1,recentVisits,2026-11-29T02:00:00.000000Z,,,,,,,,,,,,V1,sales-17,0
+                merchantId,visits,failedAttempts,section,capturedAt,lat,lon,accuracy,horizontalAccuracy,provider,region,nearBoundary,claimMismatch,address,position,eventId,terminalId,boundSince,driftMetres,visitId,visitorId,distanceMetres,errorCode,errorCategory,errorMessage,app
+                M0001,1,0,addressPosition,2026-11-29T02:00:00.000000Z,31.2304,121.4737,precise,35,amap,mainland,false,false,上海市黄浦区南京东路100号,1,00000000-0000-4000-8000-000000000001,,,,,,,,,,
+                M0001,1,0,latestFix,2026-11-29T03:00:00.000000Z,31.231,121.474,approximate,900,amap,mainland,false,false,上海市黄浦区南京东路100号,2,00000000-0000-4000-8000-000000000002,,,,,,,,,,
+                M0001,1,0,terminals,,,,,,,,,,,,,T0001,2026-11-29T02:05:00.000000Z,0,,,,,,,
+                M0001,1,0,recentVisits,2026-11-29T02:00:00.000000Z,,,,,,,,,,,,,,,V1,sales-17,0,,,,
 
                 """)
         }
@@ -165,30 +177,76 @@ struct ShowCommandTests {
             switch format {
             case "table":
                 #expect(outcome.stdout.hasPrefix("""
-                    terminal       T0001
-                    bound to       M0001
-                    bound since    2026-11-29 02:05:00+00
-                    unbound at     (none)
-                    last merchant  M0001
-                    drift          0.0 m
+                    terminal         T0001
+                    bound to         M0001
+                    bound since      2026-11-29 02:05:00+00
+                    unbound at       (none)
+                    last merchant    M0001
+                    drift            0.0 m
+                    failed attempts  0
 
-                    Position (latest device fix)
+                    Position (latest precise fix)
                     """), "\(outcome.stdout)")
             case "json", "ndjson":
                 let shown = try JSONValue(parsing: Data(outcome.stdout.utf8))
                 #expect(shown["merchantId"] == "M0001" && shown["unboundAt"] == .null && shown["driftMetres"] == 0)
                 #expect(shown["boundSince"] == "2026-11-29T02:05:00.000000+00:00")
                 #expect(shown[path: "position.eventId"] == "00000000-0000-4000-8000-000000000003")
+                #expect(shown[path: "latestFix.eventId"] == "00000000-0000-4000-8000-000000000003")
             case "csv":
                 let lines = outcome.stdout.split(separator: "\n")
-                #expect(lines.count == 2)
-                #expect(lines.first == "terminalId,merchantId,boundSince,unboundAt,lastMerchantId,driftMetres,section,capturedAt,lat,lon,accuracy,horizontalAccuracy,provider,region,position,eventId")
-                #expect(lines.last?.hasPrefix("T0001,M0001,2026-11-29T02:05:00.000000+00:00,,M0001,0,position,") == true)
+                #expect(lines.count == 3)
+                #expect(lines.first == "terminalId,merchantId,boundSince,unboundAt,lastMerchantId,driftMetres,failedAttempts,section,capturedAt,lat,lon,accuracy,horizontalAccuracy,provider,region,nearBoundary,claimMismatch,address,position,eventId,errorCode,errorCategory,errorMessage,app")
+                #expect(lines[1].hasPrefix("T0001,M0001,2026-11-29T02:05:00.000000+00:00,,M0001,0,0,position,") == true)
+                #expect(lines[2].hasPrefix("T0001,M0001,2026-11-29T02:05:00.000000+00:00,,M0001,0,0,latestFix,") == true)
             default:
                 let collection = try JSONValue(parsing: Data(outcome.stdout.utf8))
-                #expect(collection[path: "features"]?.arrayValue?.count == 1)
-                #expect(collection["features"]?.arrayValue?.first?[path: "geometry.coordinates"] == [121.4737, 31.2304])
+                // The position and the latest fix: the same precise fix at binding.
+                #expect(collection[path: "features"]?.arrayValue?.count == 2)
+                #expect(collection["features"]?.arrayValue?.map { $0[path: "geometry.coordinates"] } == [[121.4737, 31.2304], [121.4737, 31.2304]])
             }
         }
     }
+    @Test("a merchant known only through failed attempts is shown with them: (none) for its positions, not 'no merchant'")
+    func failuresOnly() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.ingest([
+            Client.locationFailed(eventId(1), entity: ("merchantId", "M0009"), provider: "amap", errorCode: 4, errorMessage: "network",
+                                  capturedAt: "2026-11-29T09:00:00+08:00"),
+            Client.locationFailed(eventId(2), entity: ("merchantId", "M0009"), provider: "apple", errorCode: 1, errorMessage: "kCLErrorDenied",
+                                  capturedAt: "2026-11-29T10:00:00+08:00"),
+        ])
+        let categories = try db.rows("failures").compactMap { $0["category"]?.stringValue }
+        let table = try show(["merchant", "M0009"], db)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.hasPrefix("""
+            merchant         M0009
+            visits           0
+            failed attempts  2
+
+            Address position (latest precise fix)
+            (none)
+
+            Latest fix
+            (none)
+
+            """), "\(table.stdout)")
+        #expect(table.stdout.contains("2026-11-29 10:00:00+08  apple     1"), "\(table.stdout)")
+        #expect(table.stdout.contains("kCLErrorDenied") && table.stdout.contains("network"))
+
+        let json = try show(["merchant", "M0009", "--format", "json"], db)
+        #expect(json.status == 0, "\(json.stderr)")
+        let shown = try JSONValue(parsing: Data(json.stdout.utf8))
+        #expect(shown["addressPosition"] == .null && shown["latestFix"] == .null && shown["failedAttempts"] == 2)
+        let failures = try #require(shown["recentFailures"]?.arrayValue)
+        #expect(failures.map { $0["eventId"] } == ["00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000001"])
+        #expect(failures.map { $0["errorCode"] } == ["1", "4"])
+        #expect(Set(failures.compactMap { $0["errorCategory"]?.stringValue }) == Set(categories))
+        #expect(failures[0]["errorMessage"] == "kCLErrorDenied" && failures[0]["capturedAt"] == "2026-11-29T02:00:00.000000Z")
+
+        let unknown = try show(["merchant", "M0010"], db)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no merchant M0010"))
+    }
 }
+
