@@ -23,8 +23,9 @@ enum ServeCommand {
             GET /v1/events?after=P&limit=N (the feed), GET /v1/merchants/ID, GET /v1/terminals/ID,
             GET /v1/merchants/ID/history, /v1/terminals/ID/history, /v1/visits?merchant=ID|visitor=ID
             (since, until, limit, cursor; format=json|ndjson|csv|geojson; the next page in a Link
-            header), GET /v1/reports/NAME (the filters of 'geoledger report'), GET /healthz, /readyz (the database answers), /metrics (Prometheus; loopback clients only
-            unless --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
+            header), GET /v1/reports/NAME (the filters of 'geoledger report'), GET /healthz, /readyz
+            (the database answers), /metrics (Prometheus; loopback clients only unless
+            --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
             While the database cannot be reached, /v1 answers 503 with Retry-After and /readyz fails;
             the server recovers by itself when it is back, and starts even when it is not there yet.
             It refuses to start on a database that is reachable but not migrated.
