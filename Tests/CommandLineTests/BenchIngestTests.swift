@@ -44,6 +44,22 @@ struct BenchIngestTests {
         #expect(values("replay_events") == ["300"])
     }
 
+    @Test("history: the workload ingested, then the slowest first page in ms and the busiest merchant's plan, executed")
+    func history() throws {
+        let database = try TestDatabase.create(migrated: false)
+        defer { database.drop() }
+        let outcome = try GeoledgerProcess.run(
+            ["history", "--events", "500"], environment: ["DATABASE_URL": database.url], executable: GeoledgerProcess.benchBinary)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.contains("ingest_appended=500"))
+        for name in ["history_merchant_ms_max=", "history_terminal_ms_max=", "history_ms="] {
+            #expect(lines.contains { $0.hasPrefix(name) && Double($0.dropFirst(name.count)) != nil }, "\(name)")
+        }
+        let plan = lines.filter { $0.hasPrefix("history_plan=") }
+        #expect(plan.contains { $0.contains("fixes") } && plan.last?.hasPrefix("history_plan=Execution Time:") == true, "\(plan)")
+    }
+
     @Test("--statements: a line per statement of the ingest and of the COPY, or without pg_stat_statements loaded, exit 1 saying what to load")
     func statements() throws {
         let database = try TestDatabase.create(migrated: false)

@@ -275,6 +275,25 @@ struct HistoryCommandTests {
         #expect(plan.contains("fixes_enterprise") && plan.contains("failures_entity"), "\(plan)")
     }
 
+    @Test("each history has indexes that read it in its order: no scan of the fixes, failures or visits tables")
+    func indexes() throws {
+        try withMerchant { db in
+            // Tables this small are cheaper to scan; the bench shows the planner's choice on a million events.
+            try db.connection.execute("SET enable_seqscan = off")
+            let expected: [(HistorySubject, [String])] = [
+                (.merchant("M0001"), ["fixes_entity", "failures_entity"]),
+                (.terminal("T1"), ["fixes_entity", "failures_entity", "events_stream_version_key"]),
+                (.visitsToMerchant("M0001"), ["visits_merchant", "failures_entity"]),
+                (.visitsBy("sales-17"), ["visits_visitor", "failures_entity"]),
+            ]
+            for (subject, indexes) in expected {
+                let plan = try History().plan(of: subject, HistoryRange(), on: db.connection).joined(separator: "\n")
+                for index in indexes { #expect(plan.contains(index), "\(subject): \(plan)") }
+                #expect(!plan.contains("Seq Scan"), "\(subject): \(plan)")
+            }
+        }
+    }
+
     @Test("--help explains the options and gives examples", arguments: [["history", "merchant"], ["history", "terminal"], ["history", "enterprise"], ["visits"]])
     func help(words: [String]) throws {
         let outcome = try GeoledgerProcess.run(words + ["--help"])
