@@ -48,11 +48,46 @@ CREATE TABLE projections.daily_events (
     PRIMARY KEY (day, event_type, app, provider)
 );
 
+-- Summary: fixes per day of capture (UTC), provider, app, os ('' where none), accuracy flag, authorisation and
+-- claim mismatch. Kept and rebuilt like daily_events.
+CREATE TABLE projections.fix_days (
+    day                    date    NOT NULL,
+    provider               text    NOT NULL,
+    app                    text    NOT NULL,
+    os                     text    NOT NULL,
+    accuracy               text    NOT NULL,
+    accuracy_authorization text    NOT NULL,
+    claim_mismatch         boolean NOT NULL,
+    fixes                  bigint  NOT NULL,
+    PRIMARY KEY (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch)
+);
+
+-- Summary: fixes per provider, app, os ('' where none) and horizontal accuracy, from which the providers report
+-- takes exact percentiles over the whole history. Kept and rebuilt like daily_events.
+CREATE TABLE projections.accuracy_values (
+    provider            text   NOT NULL,
+    app                 text   NOT NULL,
+    os                  text   NOT NULL,
+    horizontal_accuracy float8 NOT NULL,
+    fixes               bigint NOT NULL,
+    PRIMARY KEY (provider, app, os, horizontal_accuracy)
+);
+
+-- A visit's fix, read by its position with the visit's record.
+CREATE INDEX fixes_visits ON projections.fixes (position) INCLUDE (lat, lon, provider, app) WHERE entity_kind = 'visit';
+
 -- The events stored so far, summarised once.
 INSERT INTO projections.daily_events
 SELECT (e.metadata ->> 'receivedAt')::timestamptz AT TIME ZONE 'UTC', e.type, coalesce(e.metadata ->> 'app', ''),
        coalesce(e.metadata -> 'fix' ->> 'provider', e.metadata -> 'failure' ->> 'provider', ''), count(*)
 FROM events e WHERE e.metadata ->> 'receivedAt' IS NOT NULL GROUP BY 1, 2, 3, 4;
+INSERT INTO projections.fix_days
+SELECT (f.captured_at AT TIME ZONE 'UTC')::date, f.provider, coalesce(f.app, ''), coalesce(f.os, ''), f.accuracy,
+       f.accuracy_authorization, f.claim_mismatch, count(*)
+FROM projections.fixes f GROUP BY 1, 2, 3, 4, 5, 6, 7;
+INSERT INTO projections.accuracy_values
+SELECT f.provider, coalesce(f.app, ''), coalesce(f.os, ''), f.horizontal_accuracy, count(*)
+FROM projections.fixes f GROUP BY 1, 2, 3, 4;
 INSERT INTO projections.latest_fixes
 SELECT DISTINCT ON (f.entity_kind, f.entity_id, q.quality)
        f.entity_kind, f.entity_id, q.quality, f.position, f.event_id, f.captured_at, f.lat, f.lon, f.horizontal_accuracy,
@@ -69,6 +104,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN lower(btrim(os)) LIKE 'ios%' OR lower(btrim(os)) LIKE 'ipados%' THEN 'ios'
                 WHEN lower(btrim(os)) LIKE 'android%' THEN 'android'
                 ELSE 'unknown' END
+$$;
+
+-- The UTC day of an instant, and the first UTC day starting at or after it.
+CREATE FUNCTION report_day_of(t timestamptz) RETURNS date
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT (t AT TIME ZONE 'UTC')::date $$;
+CREATE FUNCTION report_day_after(t timestamptz) RETURNS date
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN (t AT TIME ZONE 'UTC')::time = '00:00' THEN (t AT TIME ZONE 'UTC')::date
+                ELSE (t AT TIME ZONE 'UTC')::date + 1 END
 $$;
 
 -- Every report takes the same filters, each NULL for none: captured from (inclusive) and to (exclusive), the app,
@@ -88,37 +132,89 @@ LANGUAGE sql STABLE AS $$
     ORDER BY count(*) DESC, f.provider, f.app NULLS LAST, f.region
 $$;
 
+-- Fixes counted by day of capture (UTC), provider, app, os, accuracy flag, authorisation and claim mismatch, for
+-- captures in [p_from, p_to): the whole UTC days from fix_days, the parts of the days p_from and p_to cut from the
+-- fix history (through fixes_captured).
+CREATE FUNCTION report_fix_counts(p_from timestamptz, p_to timestamptz)
+RETURNS TABLE (day date, provider text, app text, os text, accuracy text, accuracy_authorization text,
+               claim_mismatch boolean, fixes bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT d.day, d.provider, nullif(d.app, ''), nullif(d.os, ''), d.accuracy, d.accuracy_authorization,
+           d.claim_mismatch, d.fixes
+    FROM projections.fix_days d
+    WHERE (p_from IS NULL OR d.day >= report_day_after(p_from)) AND (p_to IS NULL OR d.day < report_day_of(p_to))
+    UNION ALL
+    SELECT (f.captured_at AT TIME ZONE 'UTC')::date, f.provider, f.app, f.os, f.accuracy, f.accuracy_authorization,
+           f.claim_mismatch, count(*)
+    FROM projections.fixes f
+    WHERE ((p_from IS NOT NULL AND f.captured_at >= p_from AND f.captured_at < report_day_after(p_from)::timestamp AT TIME ZONE 'UTC')
+           OR (p_to IS NOT NULL AND f.captured_at >= report_day_of(p_to)::timestamp AT TIME ZONE 'UTC' AND f.captured_at < p_to))
+      AND (p_from IS NULL OR f.captured_at >= p_from) AND (p_to IS NULL OR f.captured_at < p_to)
+    GROUP BY 1, 2, 3, 4, 5, 6, 7
+$$;
+
 -- Shares of precise, approximate and unusable fixes and of reduced authorisation, by provider, app and day (UTC) of
 -- capture.
 CREATE FUNCTION report_accuracy(p_from timestamptz, p_to timestamptz, p_app text, p_provider text)
 RETURNS TABLE (provider text, app text, day date, fixes bigint, precise float8, approximate float8, unusable float8,
                reduced float8)
 LANGUAGE sql STABLE AS $$
-    SELECT f.provider, f.app, (f.captured_at AT TIME ZONE 'UTC')::date, count(*),
-           avg((f.accuracy = 'precise')::int), avg((f.accuracy = 'approximate')::int),
-           avg((f.accuracy = 'unusable')::int), avg((f.accuracy_authorization = 'reduced')::int)
-    FROM projections.fixes f
-    WHERE (p_from IS NULL OR f.captured_at >= p_from) AND (p_to IS NULL OR f.captured_at < p_to)
-      AND (p_app IS NULL OR f.app = p_app) AND (p_provider IS NULL OR f.provider = p_provider)
+    SELECT c.provider, c.app, c.day, sum(c.fixes)::bigint,
+           coalesce(sum(c.fixes) FILTER (WHERE c.accuracy = 'precise'), 0)::float8 / sum(c.fixes),
+           coalesce(sum(c.fixes) FILTER (WHERE c.accuracy = 'approximate'), 0)::float8 / sum(c.fixes),
+           coalesce(sum(c.fixes) FILTER (WHERE c.accuracy = 'unusable'), 0)::float8 / sum(c.fixes),
+           coalesce(sum(c.fixes) FILTER (WHERE c.accuracy_authorization = 'reduced'), 0)::float8 / sum(c.fixes)
+    FROM report_fix_counts(p_from, p_to) c
+    WHERE (p_app IS NULL OR c.app = p_app) AND (p_provider IS NULL OR c.provider = p_provider)
     GROUP BY 1, 2, 3
     ORDER BY 1, 2 NULLS LAST, 3
 $$;
 
 -- Per provider and platform: fixes, failures in all and by error category, median and 90th percentile of the
--- horizontal accuracy in metres, and the share of fixes whose claim mismatched.
+-- horizontal accuracy in metres (percentile_cont's: interpolated), and the share of fixes whose claim mismatched.
+-- Over the whole history the percentiles come from accuracy_values; over a time range, from the fix history.
 CREATE FUNCTION report_providers(p_from timestamptz, p_to timestamptz, p_app text, p_provider text)
 RETURNS TABLE (provider text, platform text, fixes bigint, failures bigint, failures_by_category text,
                median_accuracy float8, p90_accuracy float8, mismatch_rate float8)
 LANGUAGE sql STABLE AS $$
-    WITH fix_stats AS (
-        SELECT f.provider, report_platform(f.os) AS platform, count(*) AS fixes,
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY f.horizontal_accuracy) AS median_accuracy,
-               percentile_cont(0.9) WITHIN GROUP (ORDER BY f.horizontal_accuracy) AS p90_accuracy,
-               avg(f.claim_mismatch::int)::float8 AS mismatch_rate
-        FROM projections.fixes f
-        WHERE (p_from IS NULL OR f.captured_at >= p_from) AND (p_to IS NULL OR f.captured_at < p_to)
-          AND (p_app IS NULL OR f.app = p_app) AND (p_provider IS NULL OR f.provider = p_provider)
+    WITH counts AS (
+        SELECT c.provider, report_platform(c.os) AS platform, sum(c.fixes)::bigint AS fixes,
+               (coalesce(sum(c.fixes) FILTER (WHERE c.claim_mismatch), 0))::float8 / sum(c.fixes) AS mismatch_rate
+        FROM report_fix_counts(p_from, p_to) c
+        WHERE (p_app IS NULL OR c.app = p_app) AND (p_provider IS NULL OR c.provider = p_provider)
         GROUP BY 1, 2
+    ), values_counted AS (
+        SELECT v.provider, report_platform(nullif(v.os, '')) AS platform, v.horizontal_accuracy AS value,
+               sum(v.fixes) AS n
+        FROM projections.accuracy_values v
+        WHERE p_from IS NULL AND p_to IS NULL
+          AND (p_app IS NULL OR v.app = p_app) AND (p_provider IS NULL OR v.provider = p_provider)
+        GROUP BY 1, 2, 3
+        UNION ALL
+        SELECT f.provider, report_platform(f.os), f.horizontal_accuracy, count(*)
+        FROM projections.fixes f
+        WHERE (p_from IS NOT NULL OR p_to IS NOT NULL)
+          AND (p_from IS NULL OR f.captured_at >= p_from) AND (p_to IS NULL OR f.captured_at < p_to)
+          AND (p_app IS NULL OR f.app = p_app) AND (p_provider IS NULL OR f.provider = p_provider)
+        GROUP BY 1, 2, 3
+    ), running AS (
+        SELECT provider, platform, value,
+               sum(n) OVER (PARTITION BY provider, platform ORDER BY value) AS upto,
+               sum(n) OVER (PARTITION BY provider, platform) AS total
+        FROM values_counted
+    ), ranks AS (
+        -- The k-th value (from 0) is the first whose running count exceeds k.
+        SELECT provider, platform, 0.5 * (max(total) - 1) AS median_at, 0.9 * (max(total) - 1) AS p90_at,
+               min(value) FILTER (WHERE upto > floor(0.5 * (total - 1))) AS median_low,
+               min(value) FILTER (WHERE upto > ceil(0.5 * (total - 1))) AS median_high,
+               min(value) FILTER (WHERE upto > floor(0.9 * (total - 1))) AS p90_low,
+               min(value) FILTER (WHERE upto > ceil(0.9 * (total - 1))) AS p90_high
+        FROM running GROUP BY 1, 2
+    ), fix_stats AS (
+        SELECT c.provider, c.platform, c.fixes, c.mismatch_rate,
+               r.median_low + (r.median_high - r.median_low) * (r.median_at - floor(r.median_at))::float8 AS median_accuracy,
+               r.p90_low + (r.p90_high - r.p90_low) * (r.p90_at - floor(r.p90_at))::float8 AS p90_accuracy
+        FROM counts c JOIN ranks r ON r.provider = c.provider AND r.platform = c.platform
     ), failure_counts AS (
         SELECT l.provider, report_platform(l.os) AS platform, l.category, count(*) AS failures
         FROM projections.failures l
@@ -170,7 +266,7 @@ LANGUAGE sql STABLE AS $$
         SELECT v.visitor_id, v.visit_id, v.merchant_id, geo_distance_m(m.lat, m.lon, f.lat, f.lon) AS distance,
                f.lat, f.lon, f.captured_at, f.provider, f.app
         FROM projections.visits v
-        JOIN projections.fixes f ON f.position = v.position
+        JOIN projections.fixes f ON f.position = v.position AND f.entity_kind = 'visit'
         JOIN projections.latest_fixes m
           ON m.entity_kind = 'merchant' AND m.entity_id = v.merchant_id AND m.quality = 'precise'
         WHERE (p_from IS NULL OR v.captured_at >= p_from) AND (p_to IS NULL OR v.captured_at < p_to)

@@ -24,6 +24,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     let os: String?
     /// The UTC day of the metadata's `receivedAt` (`YYYY-MM-DD`), for the daily counts.
     let receivedDay: String?
+    /// The UTC day of the metadata's `capturedAt`, for the fixes per day.
+    let capturedDay: String?
     let fix: Fix?
     let failure: Failure?
     let visit: Visit?
@@ -252,6 +254,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         self.os = os
         // UTC timestamptz text starts with its day.
         receivedDay = receivedAt.map { String($0.prefix(10)) }
+        capturedDay = capturedAt.map { String($0.prefix(10)) }
         self.fix = fix
         self.failure = failure
         self.visit = visit

@@ -1,18 +1,20 @@
 import Foundation
 import Postgres
 
-/// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`) and the events
-/// appended per day (`daily_events`). Written with the history rows, in the same transaction, as upserts: a batch
+/// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
+/// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per horizontal accuracy
+/// (`accuracy_values`). Written with the history rows, in the same transaction, as upserts: a batch
 /// adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
 /// the batches and their order, in an append or in replay's chunks.
 extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
-    static let summaryTables: Set<String> = ["daily_events", "latest_fixes"]
+    static let summaryTables: Set<String> = ["accuracy_values", "daily_events", "fix_days", "latest_fixes"]
 
     func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
         // Both upserts go in key order, so that replay's chunks, on connections of their own, wait for each other
         // rather than deadlock.
         try addDailyCounts(of: events, on: connection)
+        try addFixCounts(of: events, on: connection)
         try keepLatestFixes(of: events, on: connection)
     }
 
@@ -40,6 +42,58 @@ extension Projector {
             ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
             """,
             [keys.map(\.day), keys.map(\.type), keys.map(\.app), keys.map(\.provider), keys.map { counts[$0]! }])
+    }
+
+    private struct FixDayKey: Hashable, Comparable {
+        let day, provider, app, os, accuracy, authorization: String
+        let claimMismatch: Bool
+
+        static func < (a: FixDayKey, b: FixDayKey) -> Bool {
+            let (x, y) = ([a.day, a.provider, a.app, a.os, a.accuracy, a.authorization], [b.day, b.provider, b.app, b.os, b.accuracy, b.authorization])
+            return x != y ? x.lexicographicallyPrecedes(y) : (!a.claimMismatch && b.claimMismatch)
+        }
+    }
+
+    private struct AccuracyKey: Hashable, Comparable {
+        let provider, app, os: String
+        let horizontalAccuracy: Double
+
+        static func < (a: AccuracyKey, b: AccuracyKey) -> Bool {
+            (a.provider, a.app, a.os, a.horizontalAccuracy) < (b.provider, b.app, b.os, b.horizontalAccuracy)
+        }
+    }
+
+    /// `fix_days` and `accuracy_values`.
+    private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
+        var days: [FixDayKey: Int64] = [:]
+        var values: [AccuracyKey: Int64] = [:]
+        for event in events {
+            guard let fix = event.fix, let day = event.capturedDay else { continue }
+            let (app, os) = (event.app ?? "", event.os ?? "")
+            days[FixDayKey(day: day, provider: fix.provider, app: app, os: os, accuracy: fix.accuracy,
+                           authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
+            values[AccuracyKey(provider: fix.provider, app: app, os: os, horizontalAccuracy: fix.horizontalAccuracy), default: 0] += 1
+        }
+        guard !days.isEmpty else { return }
+        let dayKeys = days.keys.sorted()
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).fix_days AS d (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch, fixes)
+            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::bigint[])
+            ON CONFLICT (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch)
+            DO UPDATE SET fixes = d.fixes + excluded.fixes
+            """,
+            [dayKeys.map(\.day), dayKeys.map(\.provider), dayKeys.map(\.app), dayKeys.map(\.os), dayKeys.map(\.accuracy),
+             dayKeys.map(\.authorization), dayKeys.map(\.claimMismatch), dayKeys.map { days[$0]! }])
+        let valueKeys = values.keys.sorted()
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).accuracy_values AS v (provider, app, os, horizontal_accuracy, fixes)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[])
+            ON CONFLICT (provider, app, os, horizontal_accuracy) DO UPDATE SET fixes = v.fixes + excluded.fixes
+            """,
+            [valueKeys.map(\.provider), valueKeys.map(\.app), valueKeys.map(\.os), valueKeys.map(\.horizontalAccuracy),
+             valueKeys.map { values[$0]! }])
     }
 
     private struct EntityKey: Hashable, Comparable {

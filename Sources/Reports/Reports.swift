@@ -29,8 +29,13 @@ public enum Reports {
             parameters = [filters.from, filters.to, filters.app, filters.provider]
         }
         let columns = report.columns
-        let rows = try connection.query(sql, parameters).map { row in
-            try columns.indices.map { index in try value(row, index, as: columns[index].kind) }
+        let rows = try connection.transaction { transaction in
+            // The sorts and aggregates of a million fixes' summaries fit in memory with this; the default 4 MB
+            // sends them to disk.
+            try transaction.execute("SET LOCAL work_mem = '64MB'")
+            return try transaction.query(sql, parameters).map { row in
+                try columns.indices.map { index in try value(row, index, as: columns[index].kind) }
+            }
         }
         return Table(columns: columns, rows: rows)
     }

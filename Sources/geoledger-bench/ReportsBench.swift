@@ -26,8 +26,12 @@ enum ReportsBench {
         guard let slowest = times.max(by: { $0.1 < $1.1 })?.0 else { return }
         emit("report_slowest=\(slowest.rawValue)")
         emit("report_slowest_plan:")
-        for row in try connection.query("EXPLAIN (ANALYZE, BUFFERS) " + Reports.defaultQuery(slowest)) {
-            emit("  " + (try row.decode(0, as: String.self)))
+        // With the working memory the reports run with (Reports.table).
+        try connection.transaction { transaction in
+            try transaction.execute("SET LOCAL work_mem = '64MB'")
+            for row in try transaction.query("EXPLAIN (ANALYZE, BUFFERS) " + Reports.defaultQuery(slowest)) {
+                emit("  " + (try row.decode(0, as: String.self)))
+            }
         }
     }
 

@@ -33,8 +33,9 @@ enum ReportCommand {
                              and a legend. Meant for a file that opens in a browser: > drift.svg
               --tz ZONE      the time zone of times (see 'geoledger show merchant --help')
 
-            A position is a merchant's address position (its newest precise address fix) or a terminal's
-            newest precise fix; a visit's is its own fix. Platform (providers) is ios, android or unknown,
+            A merchant's address position is its newest precise address fix; terminal-drift takes a
+            terminal's newest precise fix, visit-distance the visit's own fix, stale the newest fix of
+            any quality. Platform (providers) is ios, android or unknown,
             read from the os the app sent. daily counts appended events only (answer 'appended'):
             rejected items are not stored. Shares are fractions of 1; accuracies and distances metres.
             An unknown report name is a usage error (exit 64).

@@ -177,6 +177,15 @@ struct ReportTests {
             [.text("tencent"), .text("terminal-agent"), .text("2026-11-20"), .integer(1), .number(0), .number(0), .number(1), .number(0)],
         ])
         expectRows(try rows(db, .accuracy, ReportFilters(to: Self.at("2026-01-01"))), [])
+        // Days cut by --from and --to count only their fixes inside: of the 1st, T2's bind (04:00Z) and its reduced
+        // fix (05:00Z), not M1's (02:00Z) nor T1's bind (03:00Z); of the 5th, V1 (02:00Z), not V2 (03:00Z).
+        expectRows(try rows(db, .accuracy, ReportFilters(from: Self.at("2026-11-01T04:00:00Z"), to: Self.at("2026-11-05T02:30:00Z"), provider: "amap")), [
+            [.text("amap"), .text("onboarding"), .text("2026-11-01"), .integer(1), .number(1), .number(0), .number(0), .number(0)],
+            [.text("amap"), .text("onboarding"), .text("2026-11-02"), .integer(1), .number(1), .number(0), .number(0), .number(0)],
+            [.text("amap"), .text("onboarding"), .text("2026-11-03"), .integer(1), .number(0), .number(1), .number(0), .number(0)],
+            [.text("amap"), .text("onboarding"), .text("2026-11-05"), .integer(1), .number(1), .number(0), .number(0), .number(0)],
+            [.text("amap"), .text("terminal-agent"), .text("2026-11-01"), .integer(1), .number(0), .number(1), .number(0), .number(1)],
+        ])
     }
 
     @Test("providers: fixes, failures by their stored category, median and p90 accuracy, mismatch rate, per platform")
@@ -206,6 +215,10 @@ struct ReportTests {
             [.text("tencent"), .text("android"), .integer(0), .integer(1), .text("\(try category("tencent"))=1"), .none, .none, .none],
         ])
         expectRows(try rows(db, .providers, ReportFilters(provider: "apple")), [])
+        // Over a time range the percentiles come from the fix history: T1's fixes of the 10th and 20th.
+        expectRows(try rows(db, .providers, ReportFilters(from: Self.at("2026-11-10"))), [
+            [.text("tencent"), .text("android"), .integer(2), .integer(0), .none, .number(4010), .number(20 + 0.9 * 7980), .number(0)],
+        ])
     }
 
     @Test("stale: merchants and bound terminals whose newest fix is older than the days, counted back from --to")
