@@ -59,11 +59,11 @@ let package = Package(
         // The reports: one SQL function each over the projections, read into tables that Output writes.
         .target(name: "Reports", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
-        // The HTTP routes: ingest, the feed, current state, tokens, metrics, the OpenAPI document.
+        // The HTTP routes: ingest, the feed, current state, histories, visits, reports, tokens, metrics, the OpenAPI document.
         .target(
             name: "GeoledgerAPI",
-            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Output"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Reports"]),
+            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Output", "Reports"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Reports", "Maps"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),

@@ -39,12 +39,16 @@ public struct APIRoute: Sendable {
     public let responses: [Int: String]
     /// The media type of a 200 answer.
     public let produces: String
+    /// The other media types of a 200 answer, which the route's `format` parameter picks.
+    public let alsoProduces: [String]
+    /// The headers of a 200 answer worth describing, with a sentence each (such as the next page's `Link`).
+    public let responseHeaders: [String: String]
     public let handler: Router.Handler
 
     public init(
         _ method: HTTPMethod, _ pattern: String, access: Access, summary: String, query: [Parameter] = [],
         accepts: [String] = [], responses: [Int: String], produces: String = "application/json",
-        handler: @escaping Router.Handler
+        alsoProduces: [String] = [], responseHeaders: [String: String] = [:], handler: @escaping Router.Handler
     ) {
         self.method = method
         self.pattern = pattern
@@ -54,6 +58,8 @@ public struct APIRoute: Sendable {
         self.accepts = accepts
         self.responses = responses
         self.produces = produces
+        self.alsoProduces = alsoProduces
+        self.responseHeaders = responseHeaders
         self.handler = handler
     }
 

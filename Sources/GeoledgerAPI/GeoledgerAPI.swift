@@ -84,7 +84,7 @@ public final class GeoledgerAPI: Sendable {
             APIRoute(
                 .get, "/openapi.json", access: .open, summary: "This document", responses: [200: "The OpenAPI 3.1 document"],
                 handler: { [self] _ in .json(Array(OpenAPIDocument.document(for: routes).canonicalData())) }),
-        ]
+        ] + queryRoutes
     }
 
     /// The routes with their access checks, error answers and bookkeeping, for ``HTTPServer/start(_:router:)``.

@@ -45,12 +45,19 @@ enum OpenAPIDocument {
         }
         var answers = JSONObject()
         for (status, description) in responses.sorted(by: { $0.key < $1.key }) {
-            let mediaType = status == 200 ? route.produces : "application/json"
+            let mediaTypes = status == 200 ? [route.produces] + route.alsoProduces : ["application/json"]
             let schema: JSONValue = status == 200 ? .object([:]) : .object(["$ref": .string("#/components/schemas/Error")])
-            answers[String(status)] = .object([
-                "description": .string(description),
-                "content": .object([mediaType: .object(["schema": schema])]),
-            ])
+            var content = JSONObject()
+            for mediaType in mediaTypes { content[mediaType] = .object(["schema": schema]) }
+            var answer: JSONObject = ["description": .string(description), "content": .object(content)]
+            if status == 200, !route.responseHeaders.isEmpty {
+                var headers = JSONObject()
+                for (name, text) in route.responseHeaders.sorted(by: { $0.key < $1.key }) {
+                    headers[name] = .object(["description": .string(text), "schema": .object(["type": .string("string")])])
+                }
+                answer["headers"] = .object(headers)
+            }
+            answers[String(status)] = .object(answer)
         }
         var members: JSONObject = [
             "summary": .string(route.summary),

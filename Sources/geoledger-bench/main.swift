@@ -20,7 +20,7 @@ let usage = """
                                the same transactions, in turn, three times; the median rate of each
       ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a
                                generated workload against COPY of the same rows, each pair on a fresh
-                               database, and each pair's ratio and their median; then replay, then history
+                               database, and each pair's ratio and their median; then replay, history, reports
       history [OPTIONS]        the workload ingested (untimed) into a fresh database, then history: the
                                first page (100 rows) of the busiest merchant and terminal and of a sample
                                of others, in ms (history_ms= the slowest), and the plan of the busiest

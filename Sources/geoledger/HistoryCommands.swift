@@ -23,6 +23,7 @@ enum HistoryCommands {
                         geojson: the fixes as Point features of a FeatureCollection, coordinates
                           [lon, lat] in WGS-84, the other columns as properties (failed attempts and
                           unbinds have no position and are left out)
+        \(MapFormat.historyHelp)
           --tz ZONE     the time zone of times: an IANA name (Asia/Shanghai), UTC, or an offset
                         (+08:00, -0530). Default: the machine's in a table, UTC (…Z) in the others
 
@@ -41,6 +42,7 @@ enum HistoryCommands {
               geoledger history merchant M0001 --since 7d
               geoledger history merchant M0001 --since 2026-11-01T00:00:00+08:00 --tz Asia/Shanghai
               geoledger history merchant M0001 --format geojson > m0001.geojson
+              geoledger history merchant M0001 --format svg > m0001.svg
             """, subject: HistorySubject.merchant)
 
     static let historyTerminal = entityCommand(
@@ -69,7 +71,7 @@ enum HistoryCommands {
             words: ["history", kind], summary: summary,
             help: """
                 Usage: geoledger history \(kind) ID [--since TIME] [--until TIME] [--limit N] [--cursor C]
-                                                    [--format table|json|ndjson|csv|geojson] [--tz ZONE]
+                                                    [--format table|json|ndjson|csv|geojson|svg] [--tz ZONE]
 
                 \(what)
 
@@ -92,7 +94,7 @@ enum HistoryCommands {
         words: ["visits"], summary: "the visit records of a merchant or a visitor, newest first",
         help: """
             Usage: geoledger visits (--merchant ID | --visitor ID) [--since TIME] [--until TIME] [--limit N]
-                                    [--cursor C] [--format table|json|ndjson|csv|geojson] [--tz ZONE]
+                                    [--cursor C] [--format table|json|ndjson|csv|geojson|svg] [--tz ZONE]
 
             The visit records naming a merchant, or recorded by a visitor, each with its visit, merchant and
             visitor, its fix and its distance in metres from the merchant's address position (its latest
@@ -124,7 +126,9 @@ enum HistoryCommands {
 
     /// - Parameter command: the command's words as given, for the next page's command line.
     private static func list(_ subject: HistorySubject, _ arguments: Arguments, command: [String]) throws -> Int32 {
-        let (format, presentation) = try OutputOptions.read(arguments, default: Presentation.standardOutputIsTerminal ? .table : .csv)
+        let isMap = arguments.value("format") == "svg"
+        let (format, presentation) = isMap ? (.json, Presentation())
+            : try OutputOptions.read(arguments, default: Presentation.standardOutputIsTerminal ? .table : .csv)
         let now = Date()
         var range = HistoryRange(
             since: try arguments.value("since").map { try TimeOption.parse($0, option: "since", now: now) },
@@ -139,9 +143,14 @@ enum HistoryCommands {
         if let since = range.since, let until = range.until, since >= until {
             throw UsageError("--since must be before --until")
         }
-        let page = try History().page(of: subject, range, on: try Settings.fromEnvironment().connect())
+        let connection = try Settings.fromEnvironment().connect()
+        let page = try History().page(of: subject, range, on: connection)
         var output = BufferedOutput()
-        try output.append(try page.table(of: subject, locatedOnly: format == .geojson).rendered(as: format, presentation))
+        if isMap {
+            try output.append(try MapFormat.history(page, of: subject, on: connection))
+        } else {
+            try output.append(try page.table(of: subject, locatedOnly: format == .geojson).rendered(as: format, presentation))
+        }
         try output.flush()
         if let next = page.next {
             printError("more rows: " + nextPage(command, cursor: next))

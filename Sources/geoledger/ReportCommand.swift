@@ -9,7 +9,7 @@ enum ReportCommand {
         words: ["report"], summary: "reports over the projections: region mismatches, accuracy, providers, drift, ...",
         help: """
             Usage: geoledger report NAME [--from T] [--to T] [--app APP] [--provider P] [--threshold M] [--days N]
-                                         [--format table|json|ndjson|csv|geojson] [--tz ZONE]
+                                         [--format table|json|ndjson|csv|geojson|svg] [--tz ZONE]
 
             Reports:
             \(reportLines)
@@ -27,6 +27,10 @@ enum ReportCommand {
               --format F     table (the default), json, ndjson, csv; geojson for the reports with
                              positions (terminal-drift, visit-distance, outside-region, stale): Point
                              features [lon, lat] in WGS-84, the other columns as properties
+                             svg for terminal-drift: a map of the terminals (blue squares), their
+                             merchants' address positions (red diamonds) and a line between each
+                             pair labelled with the drift, over the region outlines, with a scale bar
+                             and a legend. Meant for a file that opens in a browser: > drift.svg
               --tz ZONE      the time zone of times (see 'geoledger show merchant --help')
 
             A merchant's address position is its newest precise address fix; terminal-drift takes a
@@ -55,7 +59,12 @@ enum ReportCommand {
         guard arguments.positionals.count == 1 else {
             throw UsageError("unexpected argument '\(arguments.positionals[1])'")
         }
-        let format = Format(rawValue: try arguments.choice("format", from: Format.allCases.map(\.rawValue), default: "table"))!
+        let isMap = arguments.value("format") == "svg"
+        if isMap, report != .terminalDrift {
+            throw UsageError("--format svg draws terminal-drift only; use table, json, ndjson, csv or geojson")
+        }
+        let format = isMap ? .json
+            : Format(rawValue: try arguments.choice("format", from: Format.allCases.map(\.rawValue) + ["svg"], default: "table"))!
         if format == .geojson, !report.hasPositions {
             throw UsageError("--format geojson needs positions, and \(report.rawValue) has none; use table, json, ndjson or csv")
         }
@@ -89,7 +98,7 @@ enum ReportCommand {
         let connection = try Settings.fromEnvironment().connect()
         let table = try Reports.table(report, filters, on: connection)
         var output = BufferedOutput()
-        try output.append(try table.rendered(as: format, presentation))
+        try output.append(isMap ? try MapFormat.terminalDrift(table) : try table.rendered(as: format, presentation))
         try output.flush()
         return ExitCode.ok
     }

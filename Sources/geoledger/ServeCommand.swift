@@ -13,7 +13,7 @@ enum ServeCommand {
     static let defaultMaximumBody = 16 << 20
 
     static let command = Command(
-        words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, health, metrics)",
+        words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, history, reports, health, metrics)",
         help: """
             Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
 
@@ -21,8 +21,11 @@ enum ServeCommand {
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
             for both. Routes: POST /v1/events (a JSON array or NDJSON, ?atomic=true for all or nothing),
             GET /v1/events?after=P&limit=N (the feed), GET /v1/merchants/ID, GET /v1/terminals/ID,
-            GET /healthz, /readyz (the database answers), /metrics (Prometheus; loopback clients only
-            unless --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
+            GET /v1/merchants/ID/history, /v1/terminals/ID/history, /v1/visits?merchant=ID|visitor=ID
+            (since, until, limit, cursor; format=json|ndjson|csv|geojson; the next page in a Link
+            header), GET /v1/reports/NAME (the filters of 'geoledger report'), GET /healthz, /readyz
+            (the database answers), /metrics (Prometheus; loopback clients only unless
+            --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
             While the database cannot be reached, /v1 answers 503 with Retry-After and /readyz fails;
             the server recovers by itself when it is back, and starts even when it is not there yet.
             It refuses to start on a database that is reachable but not migrated.
@@ -50,6 +53,7 @@ enum ServeCommand {
               GEOLEDGER_LISTEN=127.0.0.1:9090 geoledger serve
               curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/x-ndjson' \\
                    --data-binary @fixes.ndjson http://127.0.0.1:8080/v1/events
+              curl -H "Authorization: Bearer $TOKEN" 'http://127.0.0.1:8080/v1/reports/terminal-drift?format=csv'
             """,
         run: { words in
             let arguments = try Arguments(words, options: ["listen", "threads", "max-body"], flags: ["public-metrics"])
