@@ -24,7 +24,8 @@ enum ServeCommand {
             GET /healthz, /readyz (the database answers), /metrics (Prometheus; loopback clients only
             unless --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
             While the database cannot be reached, /v1 answers 503 with Retry-After and /readyz fails;
-            the server recovers by itself when it is back.
+            the server recovers by itself when it is back, and starts even when it is not there yet.
+            It refuses to start on a database that is reachable but not migrated.
 
             Every request is logged on standard error as one JSON line: time, request id, method, route,
             status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
@@ -67,6 +68,17 @@ enum ServeCommand {
         let api = GeoledgerAPI(
             pool: pool, service: IngestService(classifier: try BoundaryClassifier.bundled()),
             configuration: GeoledgerAPI.Configuration(publicMetrics: serve.publicMetrics, log: log))
+        do {
+            try pool.withConnection { connection in
+                let migrated = try connection.query("SELECT to_regclass('api_tokens') IS NOT NULL").first?.decode(0, as: Bool.self)
+                guard migrated == true else {
+                    throw CommandError("the database \(settings.database) has no API tokens table: run 'geoledger migrate' first")
+                }
+            }
+        } catch let error as PostgresError {
+            // Served all the same: requests that need the database answer 503 until it can be reached.
+            api.log("the database cannot be reached yet: \(error)")
+        }
         var configuration = HTTPServer.Configuration(
             host: serve.host, port: serve.port, workerThreads: serve.threads, maximumBodyBytes: serve.maximumBody)
         configuration.log = { message in api.log(message) }

@@ -52,32 +52,13 @@ struct ServeCommandTests {
         let created = try GeoledgerProcess.run(["token", "create", "--name", "job", "--scopes", "admin"], environment: ["DATABASE_URL": url])
         let token = created.stdout.trimmingCharacters(in: .newlines)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: GeoledgerProcess.binary)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = url
-        environment["GEOLEDGER_LISTEN"] = "127.0.0.1:1"  // the option wins
-        environment["GEOLEDGER_THREADS"] = "2"
-        environment["GEOLEDGER_MAX_BODY"] = "4K"
-        process.environment = environment
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let errors = Mutex(Data())
-        let errorsRead = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            errors.withLock { $0 = data }
-            errorsRead.signal()
-        }
-        let first = stdout.fileHandleForReading.availableData
-        let line = String(decoding: first, as: UTF8.self)
-        let port = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)/).map { Int($0.1)! }, "serve printed: \(line)")
-
+        let server = try ServeProcess(
+            arguments: ["--listen", "127.0.0.1:0"],
+            environment: [
+                "DATABASE_URL": url, "GEOLEDGER_LISTEN": "127.0.0.1:1",  // the option wins
+                "GEOLEDGER_THREADS": "2", "GEOLEDGER_MAX_BODY": "4K",
+            ])
+        let port = server.port
         #expect(try http(port, "GET", "/healthz").status == 200)
         #expect(try http(port, "GET", "/v1/events").status == 401)
         let body = "[" + submission() + "]"
@@ -89,17 +70,31 @@ struct ServeCommandTests {
         let feed = try http(port, "GET", "/v1/events?after=0", token: token)
         #expect(feed.status == 200 && feed.text.contains(#""position":1"#))
 
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
-        errorsRead.wait()
-        let logLines = String(decoding: errors.withLock { $0 }, as: UTF8.self).split(separator: "\n")
+        let (status, logLines) = server.terminate()
+        #expect(status == 0)
         let entries = logLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(entries.count == logLines.count, "every stderr line is JSON: \(logLines)")
         #expect(entries.contains { $0["route"] as? String == "/v1/events" && $0["status"] as? Int == 200 && $0["token"] as? String == "job" })
         #expect(!logLines.contains { $0.contains(token) })
+    }
+
+    @Test("serve refuses a database that answers but is not migrated, and starts on one not there yet, answering 503")
+    func database() throws {
+        let empty = try TestDatabase.createEmpty()
+        defer { empty.drop() }
+        let refused = try GeoledgerProcess.run(["serve", "--listen", "127.0.0.1:0"], environment: ["DATABASE_URL": empty.url])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("run 'geoledger migrate' first"), "\(refused.stderr)")
+
+        let server = try ServeProcess(
+            arguments: ["--listen", "127.0.0.1:0"],
+            environment: ["DATABASE_URL": "postgresql:///geoledger?host=/tmp/geoledger-nowhere-\(UUID().uuidString)&port=5432"])
+        #expect(try http(server.port, "GET", "/healthz").status == 200)
+        #expect(try http(server.port, "GET", "/readyz").status == 503)
+        #expect(try http(server.port, "GET", "/v1/events", token: "glt_0000000000000000_" + String(repeating: "0", count: 64)).status == 503)
+        let (status, logLines) = server.terminate()
+        #expect(status == 0)
+        #expect(logLines.contains { $0.contains("the database cannot be reached yet") })
     }
 
     @Test("serve refuses bad settings with exit 64, naming the option or variable", arguments: [
@@ -115,6 +110,54 @@ struct ServeCommandTests {
         let outcome = try GeoledgerProcess.run(["serve"] + arguments, environment: environment.mapValues { $0 })
         #expect(outcome.status == 64, "\(outcome.stderr)")
         #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+    }
+
+    /// `geoledger serve` running, with the port it printed; its standard error collected.
+    private final class ServeProcess {
+        let process = Process()
+        let port: Int
+        private let errors = Collected()
+        private let errorsRead = DispatchSemaphore(value: 0)
+
+        private final class Collected: Sendable {
+            let data = Mutex(Data())
+        }
+
+        init(arguments: [String], environment: [String: String]) throws {
+            process.executableURL = URL(fileURLWithPath: GeoledgerProcess.binary)
+            process.arguments = ["serve"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            let stdout = Pipe(), stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            Thread.detachNewThread { [errors, errorsRead] in
+                let data = stderr.fileHandleForReading.readDataToEndOfFile()
+                errors.data.withLock { $0 = data }
+                errorsRead.signal()
+            }
+            let line = String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
+            guard let port = line.firstMatch(of: /127\.0\.0\.1:(\d+)/).map({ Int($0.1)! }) else {
+                process.terminate()
+                throw URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "serve printed: \(line)"])
+            }
+            self.port = port
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+        }
+
+        /// SIGTERM, then waits up to 15 s: the exit status (-1 if still running) and the lines of standard error.
+        func terminate() -> (Int32, [Substring]) {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(15)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            guard !process.isRunning else { return (-1, []) }
+            errorsRead.wait()
+            return (process.terminationStatus, String(decoding: errors.data.withLock { $0 }, as: UTF8.self).split(separator: "\n"))
+        }
     }
 
     private func submission() -> String {

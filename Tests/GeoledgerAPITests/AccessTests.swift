@@ -63,6 +63,23 @@ struct AccessTests {
         }
     }
 
+    @Test("the application role may note a token's last use, but not change its hash, scopes or name")
+    func applicationPrivileges() async throws {
+        try await withAPI { server in
+            try server.pool.withConnection { connection in
+                try connection.query("UPDATE api_tokens SET last_used_at = now() WHERE name = 'read'")
+                for statement in [
+                    "UPDATE api_tokens SET scopes = ARRAY['admin'] WHERE name = 'read'",
+                    "UPDATE api_tokens SET token_hash = token_hash WHERE name = 'read'",
+                    "UPDATE api_tokens SET name = 'other' WHERE name = 'read'",
+                ] {
+                    let error = #expect(throws: PostgresError.self) { try connection.query(statement) }
+                    #expect(error?.sqlState == "42501", "\(statement)")
+                }
+            }
+        }
+    }
+
     @Test("each request is one JSON log line: id (as X-Request-Id), method, route, status, bytes, duration, token name; never the token or the body")
     func requestLog() async throws {
         try await withAPI { server in

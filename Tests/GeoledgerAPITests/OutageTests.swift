@@ -9,7 +9,14 @@ import Testing
 /// A cluster of this suite's own, stopped and started under a running server.
 @Suite("The database going away and coming back under a running server", .serialized)
 struct OutageTests {
-    static let port = 55421
+    /// The port after the test cluster's (DATABASE_URL's, which `make test TEST_PORT=N` sets): runs on other ports
+    /// do not collide.
+    static var port: Int {
+        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
+        let components = URLComponents(string: url)
+        let given = components?.port ?? components?.queryItems?.first { $0.name == "port" }?.value.flatMap { Int($0) }
+        return (given ?? 5432) + 1
+    }
 
     @Test("while PostgreSQL is down /v1 answers 503 with Retry-After and /readyz fails; started again, 200s come back without a restart; every acknowledged event is stored")
     func outageAndRecovery() async throws {
