@@ -114,8 +114,8 @@ enum IngestBench {
         return try body(path, counts)
     }
 
-    /// Steps 2-5 on the workload at `path` (``withWorkload(_:_:)``).
-    static func run(server: PostgresConfiguration, options: Options, workload path: String, counts: WorkloadCounts) throws -> Summary {
+    /// Prints and answers each of ``durabilitySettings`` as the server reports it: the figures mean little without them.
+    static func durability(server: PostgresConfiguration) throws -> [(String, String)] {
         let admin = try Connection.connect(server)
         defer { admin.close() }
         var durability: [(String, String)] = []
@@ -126,6 +126,17 @@ enum IngestBench {
             durability.append((setting, value))
             emit("\(setting)=\(value)")
         }
+        return durability
+    }
+
+    /// Steps 2-5 on the workload at `path` (``withWorkload(_:_:)``), on a server whose ``durability(server:)`` was
+    /// printed.
+    static func run(
+        server: PostgresConfiguration, options: Options, workload path: String, counts: WorkloadCounts,
+        durability: [(String, String)]
+    ) throws -> Summary {
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
 
         let classifier = try BoundaryClassifier.bundled()
         let service = IngestService(classifier: classifier)

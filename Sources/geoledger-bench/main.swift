@@ -106,8 +106,9 @@ do {
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
     case "ingest":
         let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
+        let durability = try IngestBench.durability(server: .fromEnvironment())
         _ = try IngestBench.withWorkload(options) { path, counts in
-            try IngestBench.run(server: .fromEnvironment(), options: options, workload: path, counts: counts)
+            try IngestBench.run(server: .fromEnvironment(), options: options, workload: path, counts: counts, durability: durability)
         }
     case "http":
         let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
@@ -123,13 +124,15 @@ do {
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
         let admin = try Connection.connect(.fromEnvironment())
         defer { admin.close() }
+        let durability = try IngestBench.durability(server: .fromEnvironment())
         let (ingest, http) = try IngestBench.withWorkload(ingestOptions) { path, counts in
-            (try IngestBench.run(server: .fromEnvironment(), options: ingestOptions, workload: path, counts: counts),
+            (try IngestBench.run(
+                server: .fromEnvironment(), options: ingestOptions, workload: path, counts: counts, durability: durability),
              try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: ingestOptions, workload: path))
         }
         // Tools read the first three fields: the HTTP API's ratio and rates, from the same run.
-        let durability = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
-        emit("RESULT ingest_vs_copy=\(http.ingestVsCopy) http_events_per_s=\(http.httpEventsPerSecond) copy_events_per_s=\(http.copyEventsPerSecond) \(durability)")
+        let settings = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        emit("RESULT ingest_vs_copy=\(http.ingestVsCopy) http_events_per_s=\(http.httpEventsPerSecond) copy_events_per_s=\(http.copyEventsPerSecond) \(settings)")
     default:
         fail("geoledger-bench: unknown command '\(command)'\nSee 'geoledger-bench --help'.", status: 64)
     }
