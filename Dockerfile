@@ -16,8 +16,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/lib/swift/linux/*.so /usr/lib/swift/linux/
 COPY --from=build /out/ /app/
-ENV LD_LIBRARY_PATH=/usr/lib/swift/linux
+COPY scripts/run.sh /app/run.sh
+ENV LD_LIBRARY_PATH=/usr/lib/swift/linux GEOLEDGER=/app/geoledger GEOLEDGER_DATA_DIR=/data \
+    GEOLEDGER_LISTEN=0.0.0.0:8080 GEOLEDGER_CONNECT_RETRY=60
 WORKDIR /app
-# Migrations are applied on every start (a no-op when up to date). The HTTP API is not built yet: until it is,
-# the container migrates and exits; use `docker compose run geoledger ./geoledger COMMAND` for the CLI.
-CMD ["./geoledger", "migrate"]
+EXPOSE 8080
+# scripts/run.sh, as `make run` runs it: migrations, an admin token on the first run (/data/admin-token), then
+# geoledger serve in the foreground. `docker compose run --rm geoledger ./geoledger COMMAND` runs the CLI.
+CMD ["/app/run.sh"]

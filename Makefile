@@ -16,16 +16,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The private cluster under .data/ unless DATABASE_URL is set, migrated as the owner and verified as the
-# application. There is no server process yet: the CLI is the way in (see README.md).
-run: build
-	@if [ -z "$$DATABASE_URL" ]; then \
-		url=$$($(BIN) db start) && owner=$$($(BIN) db start --print owner) || exit 1; \
-		export DATABASE_URL="$$url" GEOLEDGER_OWNER_URL="$$owner"; \
-	fi; \
-	$(BIN) migrate && $(BIN) verify && \
-	echo "" && echo "DATABASE_URL=$$DATABASE_URL" && \
-	echo "Try: $(BIN) ingest FILE, $(BIN) show merchant ID, $(BIN) --help"
+# The HTTP API in the foreground (scripts/run.sh): a release build, the private cluster under .data/ unless
+# DATABASE_URL is set, migrations, an admin token on the first run (.data/admin-token), then geoledger serve.
+run: release
+	@GEOLEDGER=$(RELEASE)/geoledger scripts/run.sh
 
 # A throwaway cluster for the test run, stopped and removed even when tests fail. It lives in a fresh folder
 # under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in). The tests
@@ -55,7 +49,7 @@ bench: release
 	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \
 	trap '$(RELEASE)/geoledger db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
 	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
-	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all
+	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all $(BENCH_OPTIONS)
 
 db-start: build
 	@$(BIN) db start

@@ -8,7 +8,7 @@ import Foundation
 /// `description` never contains a password.
 public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// The connection string as given.
-    let connectionString: String
+    public let connectionString: String
     /// Seconds a statement may run on the server (its `statement_timeout`) and the client waits for the server to
     /// answer; past that the statement is cancelled, the connection closed and the call throws a `.timeout` error.
     /// It also bounds connecting (`connect_timeout`) and unacknowledged sends on TCP (`tcp_user_timeout`).

@@ -69,7 +69,7 @@ enum IngestBench {
             return value
         }
 
-        private static func rate(_ text: String, _ option: String) throws -> Double {
+        static func rate(_ text: String, _ option: String) throws -> Double {
             guard let value = Double(text), (0...1).contains(value) else { throw UsageError("\(option) must be within 0...1") }
             return value
         }
@@ -91,19 +91,9 @@ enum IngestBench {
     /// Every column the ingest writes.
     static let eventColumns = "position, event_id, stream, version, type, data, metadata, recorded_at, hash, log_hash"
 
-    static func run(server: PostgresConfiguration, options: Options) throws -> Summary {
-        let admin = try Connection.connect(server)
-        defer { admin.close() }
-        var durability: [(String, String)] = []
-        for setting in durabilitySettings {
-            guard let value = try admin.query("SHOW \(setting)").first?.decode(0, as: String.self) else {
-                throw BenchError("SHOW \(setting) answered no row")
-            }
-            durability.append((setting, value))
-            emit("\(setting)=\(value)")
-        }
-
-        // 1. The workload, once for every pair.
+    /// Writes the workload of `options` to a temporary file (step 1), runs `body` with its path and counts, and removes
+    /// the file.
+    static func withWorkload<T>(_ options: Options, _ body: (String, WorkloadCounts) throws -> T) throws -> T {
         let spec = options.spec
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("geoledger-bench-\(UUID().uuidString.lowercased()).ndjson").path
@@ -122,6 +112,32 @@ enum IngestBench {
             fsync(written)
             close(written)
         }
+        return try body(path, counts)
+    }
+
+    /// Prints and answers each of ``durabilitySettings`` as the server reports it: the figures mean little without them.
+    static func durability(server: PostgresConfiguration) throws -> [(String, String)] {
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
+        var durability: [(String, String)] = []
+        for setting in durabilitySettings {
+            guard let value = try admin.query("SHOW \(setting)").first?.decode(0, as: String.self) else {
+                throw BenchError("SHOW \(setting) answered no row")
+            }
+            durability.append((setting, value))
+            emit("\(setting)=\(value)")
+        }
+        return durability
+    }
+
+    /// Steps 2-5 on the workload at `path` (``withWorkload(_:_:)``), on a server whose ``durability(server:)`` was
+    /// printed.
+    static func run(
+        server: PostgresConfiguration, options: Options, workload path: String, counts: WorkloadCounts,
+        durability: [(String, String)]
+    ) throws -> Summary {
+        let admin = try Connection.connect(server)
+        defer { admin.close() }
 
         let classifier = try BoundaryClassifier.bundled()
         let service = IngestService(classifier: classifier)
@@ -295,7 +311,7 @@ enum IngestBench {
     }
 
     /// Every stored event in its COPY text form, in position order, read in chunks.
-    private static func storedRows(on connection: Connection) throws -> [[String?]] {
+    static func storedRows(on connection: Connection) throws -> [[String?]] {
         var rows: [[String?]] = []
         var after: Int64 = 0
         while true {
@@ -321,7 +337,7 @@ enum IngestBench {
     }
 
     /// - Parameter backends: database backends serving the stage, whose CPU is added up.
-    private static func timed<T>(backends: [Int32] = [], _ body: () throws -> T) rethrows -> (T, Timing) {
+    static func timed<T>(backends: [Int32] = [], _ body: () throws -> T) rethrows -> (T, Timing) {
         func serverCPU() -> Double? {
             let each = backends.compactMap(processCPU)
             return !each.isEmpty && each.count == backends.count ? each.reduce(0, +) : nil
@@ -336,14 +352,14 @@ enum IngestBench {
         return (value, Timing(wall: wall, clientCPU: clientCPU() - clientBefore, serverCPU: server))
     }
 
-    private static func clientCPU() -> Double {
+    static func clientCPU() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// User plus system CPU seconds of a local process, from /proc; nil when it is not visible.
-    private static func processCPU(_ pid: Int32) -> Double? {
+    static func processCPU(_ pid: Int32) -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return nil }
         // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
@@ -352,14 +368,14 @@ enum IngestBench {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    private static func seconds(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func seconds(_ value: Double) -> String { String(format: "%.2f", value) }
 
     /// CPU seconds per event, in microseconds.
     private static func microseconds(_ cpu: Double, per events: Int) -> String {
         events > 0 ? String(format: "%.1f", cpu / Double(events) * 1e6) : "n/a"
     }
 
-    private static func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(count) / seconds) }
+    static func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(count) / seconds) }
 }
 
 /// What `pg_stat_statements` recorded of each statement a stage ran on the bench's database (`--statements`): a

@@ -11,7 +11,8 @@ let usage = """
     PG* variables), in a table or a database of their own that they drop at the end.
 
     Commands:
-      all [OPTIONS]            region, json, bulk, ingest and reports, then a RESULT line (the default)
+      all [OPTIONS]            region, json, bulk, ingest (with history and reports) and http, then a RESULT
+                               line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
       json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
@@ -25,25 +26,31 @@ let usage = """
                                first page (100 rows) of the busiest merchant and terminal and of a sample
                                of others, in ms (history_ms= the slowest), and the plan of the busiest
                                merchant's page
+      http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
+                               batches of 1,000 by 4 clients on loopback, against COPY of the same rows;
+                               then, on that database, p50 and p99 latency of single requests, one at a
+                               time, and the server's peak resident memory (VmHWM)
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
       reports [OPTIONS]        ingest the workload into a fresh database, then time every report with its
                                default filters (report_<name>_ms, the best of three) and print the plan
                                of the slowest; 'all' does the same on the replayed database
 
-    Options of all, ingest, history, reports and workload:
+    Options of all, ingest, history, reports, http and workload:
       --events N       events in the workload (default 1,000,000)
       --seed S         the workload's random seed
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
       --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
-    Options of all and ingest:
+    Options of all and ingest (http takes and ignores them):
       --pairs N        ingest-against-COPY pairs (default 3)
       --statements     after each ingest and each COPY, a line per statement that pg_stat_statements
                        recorded: its share of the statement time, and per event its time, shared blocks
                        hit and dirtied, WAL records and bytes (the server must load pg_stat_statements)
 
-    The RESULT line: RESULT ingest_vs_copy=R http_events_per_s=n/a copy_events_per_s=N fsync=...
-    synchronous_commit=... full_page_writes=..., where R and N are the medians of the pairs.
+    The RESULT line, last: RESULT ingest_vs_copy=R http_events_per_s=H copy_events_per_s=C fsync=...
+    synchronous_commit=... full_page_writes=..., where H is the HTTP rate, C the COPY rate of the same run
+    and R = H / C. The ingest's medians come before it, as ingest_vs_copy_median and
+    copy_events_per_s_median.
 
     Exit status: 0 ok, 1 failure, 64 usage.
     """
@@ -110,19 +117,36 @@ do {
         try IngestBench.runHistory(server: .fromEnvironment(), options: options)
     case "ingest":
         let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
-        _ = try IngestBench.run(server: .fromEnvironment(), options: options)
+        let durability = try IngestBench.durability(server: .fromEnvironment())
+        _ = try IngestBench.withWorkload(options) { path, counts in
+            try IngestBench.run(server: .fromEnvironment(), options: options, workload: path, counts: counts, durability: durability)
+        }
     case "reports":
         let arguments = try parse(rest, options: IngestBench.Options.workloadNames)
         try ReportsBench.run(server: .fromEnvironment(), options: try IngestBench.Options(arguments))
+    case "http":
+        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
+        let admin = try Connection.connect(.fromEnvironment())
+        defer { admin.close() }
+        _ = try IngestBench.withWorkload(options) { path, _ in
+            try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: options, workload: path)
+        }
     case "all":
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         report(RegionBench.run(geoledgerPath: nil))
         report(JSONBench.run())
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
-        let ingest = try IngestBench.run(server: .fromEnvironment(), options: ingestOptions)
-        // There is no HTTP API yet, so there is no HTTP rate to measure. Tools read the first three fields.
-        let durability = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
-        emit("RESULT ingest_vs_copy=\(ingest.ingestVsCopy) http_events_per_s=n/a copy_events_per_s=\(ingest.copyEventsPerSecond) \(durability)")
+        let admin = try Connection.connect(.fromEnvironment())
+        defer { admin.close() }
+        let durability = try IngestBench.durability(server: .fromEnvironment())
+        let (ingest, http) = try IngestBench.withWorkload(ingestOptions) { path, counts in
+            (try IngestBench.run(
+                server: .fromEnvironment(), options: ingestOptions, workload: path, counts: counts, durability: durability),
+             try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: ingestOptions, workload: path))
+        }
+        // Tools read the first three fields: the HTTP API's ratio and rates, from the same run.
+        let settings = ingest.durability.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        emit("RESULT ingest_vs_copy=\(http.ingestVsCopy) http_events_per_s=\(http.httpEventsPerSecond) copy_events_per_s=\(http.copyEventsPerSecond) \(settings)")
     default:
         fail("geoledger-bench: unknown command '\(command)'\nSee 'geoledger-bench --help'.", status: 64)
     }

@@ -106,6 +106,7 @@ struct CommandLineInterface {
         Connection: DATABASE_URL (a postgresql:// URL or key=value conninfo), or libpq's PG* variables;
         with neither, the private cluster under .data/ when it exists ('geoledger db start'). 'migrate'
         and 'replay' connect as the tables' owner instead: GEOLEDGER_OWNER_URL (see their --help).
+        GEOLEDGER_CONNECT_RETRY=SECONDS keeps trying a database that cannot be reached yet (default 0).
         Run 'geoledger COMMAND --help' for a command's options and an example. Exit status: 0 ok, 1 failure,
         64 usage, 141 when the reader of the output went away (as after '| head').
         """

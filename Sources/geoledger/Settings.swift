@@ -1,5 +1,6 @@
 import Foundation
 import LocalPostgres
+import Output
 import Postgres
 
 /// Configuration built once from the environment and handed down.
@@ -14,8 +15,11 @@ struct Settings {
     /// The role `migrate` grants the application's privileges to: `--app-role` or GEOLEDGER_APP_ROLE, else the user
     /// of `database`.
     let applicationRole: String?
-    /// Why GEOLEDGER_STATEMENT_TIMEOUT cannot be used, thrown by ``connect()``.
+    /// Why GEOLEDGER_STATEMENT_TIMEOUT or GEOLEDGER_CONNECT_RETRY cannot be used, thrown by ``connect()``.
     let invalidSetting: String?
+    /// Seconds (GEOLEDGER_CONNECT_RETRY, default 0) to keep trying a connection the server refuses or does not
+    /// answer, for a database that starts with the command (`docker compose up`).
+    var connectRetrySeconds = 0
 
     /// - Parameters:
     ///   - ownerURL: the command's `--owner-url`, which goes before GEOLEDGER_OWNER_URL.
@@ -42,23 +46,29 @@ struct Settings {
         // limit. The owner's work (migrations, replay) builds indexes on the whole log and has none.
         let timeoutText = environment["GEOLEDGER_STATEMENT_TIMEOUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "60"
         let timeout = Int(timeoutText).flatMap { (0...2_000_000).contains($0) ? Double($0) : nil }
-        return Settings(
+        let retryText = environment["GEOLEDGER_CONNECT_RETRY"].flatMap { $0.isEmpty ? nil : $0 } ?? "0"
+        let retry = Int(retryText).flatMap { (0...3600).contains($0) ? $0 : nil }
+        var settings = Settings(
             localCluster: cluster,
             database: database.withStatementTimeout(timeout, setBy: "GEOLEDGER_STATEMENT_TIMEOUT (seconds, 0 for no limit)"),
             owner: owner, applicationRole: role,
             invalidSetting: timeout == nil
-                ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'" : nil)
+                ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'"
+                : retry == nil ? "GEOLEDGER_CONNECT_RETRY must be whole seconds from 0 to 3600, not '\(retryText)'" : nil)
+        settings.connectRetrySeconds = retry ?? 0
+        return settings
     }
 
     /// A connection to the configured database, as the application, with a hint on failure.
     func connect() throws -> Connection {
         if let invalidSetting { throw CommandError(invalidSetting) }
-        return try Self.connect(database, hint: "Set DATABASE_URL (or libpq's PG* variables), or start the private cluster with 'geoledger db start'.")
+        return try connect(database, hint: "Set DATABASE_URL (or libpq's PG* variables), or start the private cluster with 'geoledger db start'.")
     }
 
     /// A connection as the owner, with a hint on failure.
     func connectAsOwner() throws -> Connection {
-        try Self.connect(owner, hint: """
+        if let invalidSetting { throw CommandError(invalidSetting) }
+        return try connect(owner, hint: """
             Set the owner's URL with --owner-url or GEOLEDGER_OWNER_URL; without either, the private cluster's owner \
             when DATABASE_URL is not set, else DATABASE_URL.
             """)
@@ -73,11 +83,23 @@ struct Settings {
         }
     }
 
-    private static func connect(_ configuration: PostgresConfiguration, hint: String) throws -> Connection {
-        do {
-            return try Connection.connect(configuration)
-        } catch let error as PostgresError {
-            throw ConnectionFailed(configuration: configuration, underlying: error, hint: hint)
+    /// Connects, trying again every 2 seconds for up to ``connectRetrySeconds`` while connecting fails, with a line
+    /// on standard error for each failed try.
+    private func connect(_ configuration: PostgresConfiguration, hint: String) throws -> Connection {
+        let deadline = Date().addingTimeInterval(Double(connectRetrySeconds))
+        while true {
+            do {
+                return try Connection.connect(configuration)
+            } catch let error as PostgresError {
+                let left = deadline.timeIntervalSinceNow
+                guard error.kind == .connection, left > 0 else {
+                    throw ConnectionFailed(configuration: configuration, underlying: error, hint: hint)
+                }
+                writeStandardError(
+                    "geoledger: cannot connect to \(configuration) yet: \(error.message); trying again in 2 s "
+                        + "(GEOLEDGER_CONNECT_RETRY: \(Int(left.rounded(.up))) s left)\n")
+                Thread.sleep(forTimeInterval: min(2, left))
+            }
         }
     }
 }
