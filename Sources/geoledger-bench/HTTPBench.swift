@@ -47,8 +47,7 @@ enum HTTPBench {
         return [
             Probe(name: "post_one_event", method: "POST", requests: fresh.lines().prefix(probeRequests).map { ("/v1/events", Array(($0 + "\n").utf8)) }),
             Probe(name: "get_merchant", method: "GET", requests: merchantIDs.map { ("/v1/merchants/\($0)", []) }),
-            // A merchant's history, once the route exists, is one more line:
-            // Probe(name: "get_merchant_history_100", method: "GET", requests: merchantIDs.map { ("/v1/merchants/\($0)/history?limit=100", []) }),
+            Probe(name: "get_merchant_history_100", method: "GET", requests: merchantIDs.map { ("/v1/merchants/\($0)/history?limit=100", []) }),
         ]
     }
 
