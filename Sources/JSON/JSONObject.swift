@@ -26,12 +26,6 @@ public struct JSONObject: Sendable, Hashable {
 
     /// As ``init(keys:values:)``; `duplicate` is set to a name given more than once, if any.
     init(keys: [String], values: [JSONValue], duplicate: inout String?) {
-        if keys.count <= Self.insertionLimit {
-            self.keys = keys
-            self.values = values
-            sortInPlace(duplicate: &duplicate)
-            return
-        }
         if zip(keys, keys.dropFirst()).allSatisfy({ Self.precedes($0, $1) }) {
             self.keys = keys
             self.values = values
@@ -39,6 +33,10 @@ public struct JSONObject: Sendable, Hashable {
         }
         self.keys.reserveCapacity(keys.count)
         self.values.reserveCapacity(keys.count)
+        if keys.count <= Self.insertionLimit {
+            for (key, value) in zip(keys, values) where !insert(key, value) { duplicate = duplicate ?? key }
+            return
+        }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
         let order = keys.indices.sorted { left, right in
             if keys[left] == keys[right] { return left < right }
@@ -57,34 +55,18 @@ public struct JSONObject: Sendable, Hashable {
     /// Up to this many members, sorting by insertion beats a general sort (and members mostly come in order).
     private static let insertionLimit = 32
 
-    /// Sorts the members by insertion, in the arrays they came in (no new ones: this runs for every parsed object),
-    /// each member moved down from the end of the sorted ones; a name already present takes the later value.
-    private mutating func sortInPlace(duplicate: inout String?) {
-        var sorted = 0
-        for next in keys.indices {
-            keys.swapAt(next, sorted)
-            values.swapAt(next, sorted)
-            var index = sorted
-            while index > 0, Self.precedes(keys[index], keys[index - 1]) {
-                keys.swapAt(index, index - 1)
-                values.swapAt(index, index - 1)
-                index -= 1
-            }
-            if index > 0, keys[index - 1] == keys[index] {
-                duplicate = duplicate ?? keys[index]
-                values.swapAt(index - 1, index)
-                // The earlier value goes back up to the end of the sorted members, past which it is dropped.
-                while index < sorted {
-                    keys.swapAt(index, index + 1)
-                    values.swapAt(index, index + 1)
-                    index += 1
-                }
-                continue
-            }
-            sorted += 1
+    /// Inserts in order, searching from the end; a name already present takes the new value.
+    /// - Returns: false when the name was already present.
+    private mutating func insert(_ key: String, _ value: JSONValue) -> Bool {
+        var index = keys.count
+        while index > 0, Self.precedes(key, keys[index - 1]) { index -= 1 }
+        if index > 0, keys[index - 1] == key {
+            values[index - 1] = value
+            return false
         }
-        keys.removeLast(keys.count - sorted)
-        values.removeLast(values.count - sorted)
+        keys.insert(key, at: index)
+        values.insert(value, at: index)
+        return true
     }
 
     public var count: Int { keys.count }
