@@ -131,8 +131,17 @@ public struct EventLog: Sendable {
         }
         heads.merge(try streamHeads(unseen, on: connection)) { known, _ in known }
         var stored = try storedEvents(ids: events.map(\.eventId), on: connection)
-        for batch in alsoStored {
-            stored.merge(batch) { _, notCommitted in notCommitted }
+        // Only this batch's ids are looked up in the batches not committed yet, newest last so that it wins:
+        // merging those batches whole would cost a hash insert for each of their events.
+        if !alsoStored.isEmpty {
+            for event in events {
+                for batch in alsoStored.reversed() {
+                    if let notCommitted = batch[event.eventId] {
+                        stored[event.eventId] = notCommitted
+                        break
+                    }
+                }
+            }
         }
         return AppendPlan(events: events, stored: stored, heads: heads, after: logHead, recordedAt: Timestamp.now())
     }

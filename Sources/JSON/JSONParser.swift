@@ -8,6 +8,8 @@ import Foundation
 /// ``maximumDepth`` and an object naming a member twice (I-JSON, RFC 7493) are errors, never crashes.
 struct JSONParser {
     static let maximumDepth = 512
+    /// Members an object is given room for before the first is read; more grow the arrays as usual.
+    static let expectedMembers = 12
 
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
@@ -96,13 +98,16 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var keys: [String] = []
-        var values: [JSONValue] = []
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
             return .object(JSONObject())
         }
+        // Room for the members of a typical object up front: growing both arrays from empty showed in profiles.
+        var keys: [String] = []
+        var values: [JSONValue] = []
+        keys.reserveCapacity(Self.expectedMembers)
+        values.reserveCapacity(Self.expectedMembers)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }

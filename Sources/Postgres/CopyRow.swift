@@ -17,6 +17,12 @@ public struct CopyRow: Sendable, Equatable {
         buffer = []
     }
 
+    /// Makes room for `bytes` more bytes of fields, so that rendering a large row ahead does not grow its buffer
+    /// again and again.
+    public mutating func reserveCapacity(_ bytes: Int) {
+        buffer.reserveCapacity(buffer.count + bytes)
+    }
+
     /// Inside the writer: the next fields begin a new row (in binary, after its field count, set at the end).
     mutating func startRow() {
         fields = 0

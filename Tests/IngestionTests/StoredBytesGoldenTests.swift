@@ -1,0 +1,64 @@
+@testable import EventStore
+import Foundation
+import Geo
+@testable import Ingestion
+import LocationEvents
+@testable import Postgres
+@testable import Projections
+import Testing
+
+/// The exact bytes the ingest stores for a fixed input, pinned: a change to how an event's data, metadata, COPY
+/// columns, canonical bytes or projection rows are made that changes a single stored byte fails here. The input is
+/// 238 lines of the bench's workload (`geoledger-bench workload FILE --events 200 --duplicates 0.1 --invalid 0.1`),
+/// with a fixed receive and recording time.
+struct StoredBytesGoldenTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let recordedAt = Timestamp(microseconds: 1_800_000_000_123_456)
+
+    /// The input's lines, prepared as the ingest's reading thread prepares them.
+    static func prepared() throws -> PreparedBatch {
+        let url = try #require(Bundle.module.url(forResource: "golden-workload", withExtension: "ndjson", subdirectory: "Fixtures"))
+        var reader = SubmissionReader(data: try Data(contentsOf: url))
+        var items: [IngestItem] = []
+        while let item = reader.next() { items.append(item.parsed) }
+        #expect(items.count == 238)
+        let service = IngestService(classifier: try BoundaryClassifier.bundled())
+        return service.prepare(items, now: now)
+    }
+
+    @Test func theHashChainsHeadIsPinned() throws {
+        let batch = try Self.prepared()
+        #expect(batch.events.count == 218)
+        var plan = AppendPlan(events: batch.events, stored: [:], heads: [:], after: LogHead.empty, recordedAt: Self.recordedAt)
+        plan.decide { _ in nil }
+        #expect(plan.appended.count == 200)
+        #expect(plan.logHead.position == 200)
+        #expect(hex(plan.logHead.hash) == "7817f9e9355ced184f295950b480603eaade1dfaee634c3aa175dbe85bf829ba")
+        #expect(hex(plan.appended[0].hash) == "97fce72b6c65d89f1dffa5fab6303fe1c69c4ef7d7bdae9106f56ebb1ebb42e1")
+    }
+
+    @Test func theEventsAndProjectionRowsArePinned() throws {
+        let batch = try Self.prepared()
+        var events: [UInt8] = []
+        for event in batch.events {
+            events += event.data
+            events += event.metadata
+            events += event.rendered.copyColumns.buffer
+            events += event.rendered.eventIdMember
+            events += event.rendered.canonicalTail
+        }
+        var rows: [UInt8] = []
+        for event in batch.projected {
+            let placed = event.rows
+            for row in [placed.fix, placed.failure, placed.visit] {
+                rows += row.map { [1] + $0.buffer } ?? [0]
+            }
+        }
+        #expect(hex(SHA256.digest(events)) == "8fba0b3331360ba25351ac70bf066106f1e67ebf6536a0075fd97f42c14cf121")
+        #expect(hex(SHA256.digest(rows)) == "20721789309db12abd0235c8d3fb06d79ce7803578424ecb8c6ac6f107d72500")
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
