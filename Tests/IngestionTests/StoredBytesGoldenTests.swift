@@ -33,7 +33,7 @@ struct StoredBytesGoldenTests {
         plan.decide { _ in nil }
         #expect(plan.appended.count == 200)
         #expect(plan.logHead.position == 200)
-        #expect(hex(plan.logHead.hash) == "7817f9e9355ced184f295950b480603eaade1dfaee634c3aa175dbe85bf829ba")
+        #expect(hex(plan.logHead.hash) == "3ebffac5e6141b18140a4039b0ee826c61765e5e3151377d88aa986893390c10")
         #expect(hex(plan.appended[0].hash) == "97fce72b6c65d89f1dffa5fab6303fe1c69c4ef7d7bdae9106f56ebb1ebb42e1")
     }
 
@@ -54,8 +54,8 @@ struct StoredBytesGoldenTests {
                 rows += row.map { [1] + $0.buffer } ?? [0]
             }
         }
-        #expect(hex(SHA256.digest(events)) == "8fba0b3331360ba25351ac70bf066106f1e67ebf6536a0075fd97f42c14cf121")
-        #expect(hex(SHA256.digest(rows)) == "20721789309db12abd0235c8d3fb06d79ce7803578424ecb8c6ac6f107d72500")
+        #expect(hex(SHA256.digest(events)) == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
+        #expect(hex(SHA256.digest(rows)) == "b28d39ea58b17610081508c13f2d345f80f76ca8043dad1ca4bcf83e34e9e656")
     }
 
     private func hex(_ bytes: [UInt8]) -> String {
