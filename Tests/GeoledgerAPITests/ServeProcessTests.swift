@@ -1,5 +1,4 @@
 import DatabaseTestSupport
-import EventStore
 import Foundation
 import Postgres
 import Synchronization
@@ -55,41 +54,6 @@ struct ServeProcessTests {
             #expect(server.standardError.contains("stopped"), "\(server.standardError)")
             let verified = try GeoledgerProcess.run(["verify"], environment: ["DATABASE_URL": url])
             #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
-        }
-    }
-
-    @Test("SIGTERM while a batch waits for the append lock past the grace period: answered 503 shutting_down, and nothing of it is stored even though it could commit right after")
-    func sigtermCutsOffABatchBeforeItCommits() async throws {
-        try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
-            let server = try ServeProcess(url: url)
-
-            let ids = (0..<5).map { _ in UUID() }
-            let body = Array(("[" + ids.map { Submissions.merchantFix("M1", id: $0) }.joined(separator: ",") + "]").utf8)
-            let client = try RawClient(port: server.port, timeout: .seconds(60))
-            // Another writer holds the append lock, so the batch is still in its transaction when the grace period
-            // ends; the lock goes as soon as the 503 is in, and the handler could then commit at once.
-            let locker = try Connection.connect(PostgresConfiguration(connectionString: url))
-            defer { locker.close() }
-            let answer = try locker.transaction { transaction in
-                try EventLog().lockAppends(on: transaction)
-                try client.send(Array((
-                    "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n").utf8) + body)
-                usleep(300_000)
-                kill(server.pid, SIGTERM)
-                return Result { try client.readResponse() }
-            }
-            let status = try server.waitForExit(seconds: 30)
-            #expect(status == 0, "serve's exit status")
-            let response = try answer.get()
-            #expect(response.status == 503, "\(response.text.prefix(500))")
-            #expect(response.errorCode == "shutting_down", "\(response.text)")
-            let stored = try ServeProcess.storedIDs(url: url)
-            #expect(stored.isEmpty, "answered 503 shutting_down, yet \(stored.count) of the batch's events are stored")
         }
     }
 
