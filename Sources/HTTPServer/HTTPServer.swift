@@ -76,7 +76,7 @@ public final class HTTPServer: Sendable {
     /// headers have arrived) to be answered, answers 503 to any still with a handler (waiting up to one more
     /// second for those answers to go out), closes every connection and returns. A handler still running then
     /// finishes on its worker; its answer is dropped, and its `HTTPRequest.beginCommit()` answers false, so it
-    /// stores nothing. A handler that began committing before the cut-off is not answered 503: `stop()` waits
+    /// undoes its work. A handler that began committing before the cut-off is not answered 503: `stop()` waits
     /// for its own answer, however long past the grace period, and sends it. So a 503 `shutting_down` means the
     /// handler committed nothing. Calling it again, or from several threads, waits for the first call to finish.
     public func stop(gracePeriod: Duration = .seconds(10)) {
