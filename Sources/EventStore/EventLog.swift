@@ -18,10 +18,12 @@ public struct EventLog: Sendable {
     ///   - atomic: when true, one failed event writes nothing at all.
     ///   - hooks: domain rules and projections, run in the same transaction.
     ///   - cache: stream heads kept from this writer's earlier appends, for a writer that appends batch after batch.
+    ///   - beforeCommit: runs last in the transaction, right before COMMIT, when the batch is to be written; what it
+    ///     throws rolls the batch back and is rethrown.
     /// - Returns: one result per event, in order, and the log's head after the append.
     public func append(
         _ events: [NewEvent], atomic: Bool = false, hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil,
-        on connection: Connection
+        on connection: Connection, beforeCommit: () throws -> Void = {}
     ) throws -> AppendAnswer {
         guard !events.isEmpty else { return AppendAnswer(results: [], head: try head(on: connection)) }
         let streams = Set(events.map(\.stream))
@@ -37,6 +39,7 @@ public struct EventLog: Sendable {
             }
             try insert(plan, of: events, on: transaction)
             try hooks?.didAppend(plan.appended, on: transaction)
+            try beforeCommit()
             return (AppendAnswer(results: plan.results, head: plan.logHead), plan.heads)
         }
         // Only now, committed, is it what the log holds.
@@ -47,10 +50,11 @@ public struct EventLog: Sendable {
     /// Like ``append(_:atomic:hooks:on:)`` with `atomic: true`, but answers a failed batch with its results
     /// instead of throwing.
     public func appendAtomically(
-        _ events: [NewEvent], hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil, on connection: Connection
+        _ events: [NewEvent], hooks: (any AppendHooks)? = nil, cache: StreamHeadCache? = nil, on connection: Connection,
+        beforeCommit: () throws -> Void = {}
     ) throws -> AppendAnswer {
         do {
-            return try append(events, atomic: true, hooks: hooks, cache: cache, on: connection)
+            return try append(events, atomic: true, hooks: hooks, cache: cache, on: connection, beforeCommit: beforeCommit)
         } catch let failed as AtomicBatchFailed {
             return failed.answer
         }

@@ -53,6 +53,8 @@ public final class GeoledgerAPI: Sendable {
                     400: "The body is not a batch of events", 409: "atomic=true and an item conflicts; nothing appended",
                     413: "The body or the number of events is over the limit", 415: "The body is not JSON or NDJSON",
                     422: "atomic=true and an item is invalid; nothing appended",
+                    503: "The database cannot be reached, or the server stopped before the batch committed "
+                        + "(shutting_down); nothing appended",
                 ], handler: { [self] in try postEvents($0) }),
             APIRoute(
                 .get, "/v1/events", access: .token(.read), summary: "The global feed: events after a position, in position order",

@@ -44,20 +44,29 @@ final class Dispatcher: Sendable {
         state.withLock { $0.phase = .draining }
     }
 
-    /// Stops handing requests to workers and answers 503 every request a worker has not answered yet.
-    /// After this no connection is suspended, so libmicrohttpd may be stopped. Returns the requests it answered.
-    func close() -> [RequestContext] {
+    /// Stops handing requests to workers and answers 503 every request a worker has not answered yet, except
+    /// those whose handler has begun committing (``RequestContext/beginCommit()``): their handler answers.
+    /// After this no connection is suspended but those, so libmicrohttpd may be stopped once they are answered.
+    /// Returns the requests it answered and those left to their committing handlers.
+    func close() -> (answered: [RequestContext], committing: [RequestContext]) {
         let active = state.withLock { state in
             state.phase = .closed
             return Array(state.active.values)
         }
-        let answered = active.filter { context in
-            context.answer(.error(
+        var answered: [RequestContext] = []
+        var committing: [RequestContext] = []
+        for context in active {
+            if context.cutOff(.error(
                 .serviceUnavailable, code: "shutting_down",
                 message: "the server stopped before request \(context.id) was answered"))
+            {
+                answered.append(context)
+            } else if context.isCommitting {
+                committing.append(context)
+            }
         }
         workers.shutDown()
-        return answered
+        return (answered, committing)
     }
 
     /// Whether libmicrohttpd is done with every one of `requests` (their answers sent, or their connections gone).
@@ -209,9 +218,10 @@ final class Dispatcher: Sendable {
             return response
         case .found(let pattern, let parameters, let handler):
             context.route = pattern
-            let routed = HTTPRequest(
+            var routed = HTTPRequest(
                 id: request.id, method: request.method, path: request.path, route: pattern, pathParameters: parameters,
                 query: request.query, headers: request.headers, body: request.body, remoteAddress: request.remoteAddress)
+            routed.context = context
             do {
                 return try handler(routed)
             } catch {

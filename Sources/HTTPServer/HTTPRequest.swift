@@ -14,6 +14,8 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     /// The client's IP address, e.g. `127.0.0.1` or `::1`.
     public let remoteAddress: String
+    /// The request on its way through the server; nil for a request made outside one.
+    var context: RequestContext?
 
     public init(
         id: String, method: HTTPMethod, path: String, route: String? = nil, pathParameters: [String: String] = [:],
@@ -29,6 +31,14 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+    }
+
+    /// Call right before the handler's point of no return (a COMMIT), inside its transaction: true when the
+    /// answer is the handler's — the server has not cut the request off, and a stopping server now waits for
+    /// the handler's answer (keep what follows short). False when the server stopping answered 503
+    /// `shutting_down` already: then undo (roll back) and store nothing. Always true outside a server.
+    public func beginCommit() -> Bool {
+        context?.beginCommit() ?? true
     }
 }
 

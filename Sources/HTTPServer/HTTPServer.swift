@@ -75,8 +75,10 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, waits up to `gracePeriod` for the requests in progress (those whose
     /// headers have arrived) to be answered, answers 503 to any still with a handler (waiting up to one more
     /// second for those answers to go out), closes every connection and returns. A handler still running then
-    /// finishes on its worker; its answer is dropped. Calling it again, or from several threads, waits for the
-    /// first call to finish.
+    /// finishes on its worker; its answer is dropped, and its `HTTPRequest.beginCommit()` answers false, so it
+    /// undoes its work. A handler that began committing before the cut-off is not answered 503: `stop()` waits
+    /// for its own answer, however long past the grace period, and sends it. So a 503 `shutting_down` means the
+    /// handler committed nothing. Calling it again, or from several threads, waits for the first call to finish.
     public func stop(gracePeriod: Duration = .seconds(10)) {
         let taken: (handle: MHDHandle, listener: Int32)? = daemon.withLock { daemon in
             guard case .running(let handle, let listener) = daemon else { return nil }
@@ -98,9 +100,13 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         // Stopping the daemon drops what it has not sent: give the 503s a moment to go out first.
-        let cutOff = dispatcher.close()
+        let (cutOff, committing) = dispatcher.close()
+        // A handler that began committing has passed its point of no return: its answer says what it stored.
+        while committing.contains(where: \.isCommitting) {
+            usleep(2_000)
+        }
         let sendingDeadline = ContinuousClock.now + .seconds(1)
-        while !dispatcher.areCompleted(cutOff) && ContinuousClock.now < sendingDeadline {
+        while !dispatcher.areCompleted(cutOff + committing) && ContinuousClock.now < sendingDeadline {
             usleep(2_000)
         }
         MHD_stop_daemon(handle.pointer)

@@ -23,6 +23,8 @@ final class RequestContext: Sendable {
         var connection: MHDHandle?
         /// The route pattern that matched, once routed.
         var route: String?
+        /// Set while dispatched, by ``beginCommit()``: the handler's answer is the one sent, even past a cut-off.
+        var committing = false
     }
 
     private enum Phase {
@@ -106,13 +108,43 @@ final class RequestContext: Sendable {
         state.withLock { if case .dispatched = $0.phase { true } else { false } }
     }
 
+    /// Claims the answer for the handler before it does what cannot be undone (commits): true while the server
+    /// has not cut the request off, and from then on a stopping server waits for the handler's answer instead of
+    /// answering 503. False once the request was cut off (answered 503): the handler must then undo its work.
+    /// Decided under the same lock as the cut-off, so exactly one of the two answers.
+    func beginCommit() -> Bool {
+        state.withLock { state in
+            guard case .dispatched = state.phase else { return false }
+            state.committing = true
+            return true
+        }
+    }
+
     /// Sets the answer and resumes the connection, unless the request was answered already (a stopping server
     /// answers what is left 503). Returns whether this answer is the one sent. Resuming under the lock makes
     /// the resume happen exactly once, before the server can stop the daemon.
     @discardableResult
     func answer(_ response: HTTPResponse) -> Bool {
+        resume(with: response, unlessCommitting: false)
+    }
+
+    /// Answers `response` in the handler's place (a stopping server's 503), unless the handler has begun
+    /// committing (``beginCommit()``) or answered. Returns whether this answer is the one sent.
+    func cutOff(_ response: HTTPResponse) -> Bool {
+        resume(with: response, unlessCommitting: true)
+    }
+
+    /// Whether the handler has claimed the answer (``beginCommit()``) and not answered yet.
+    var isCommitting: Bool {
+        state.withLock { state in
+            if case .dispatched = state.phase { state.committing } else { false }
+        }
+    }
+
+    private func resume(with response: HTTPResponse, unlessCommitting: Bool) -> Bool {
         state.withLock { state in
             guard case .dispatched = state.phase, let connection = state.connection else { return false }
+            if unlessCommitting && state.committing { return false }
             state.phase = .answered(response)
             state.connection = nil
             MHD_resume_connection(connection.pointer)

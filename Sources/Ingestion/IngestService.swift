@@ -94,9 +94,13 @@ public struct IngestService: Sendable {
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
     /// stored; with it, one bad item stores nothing.
-    /// - Parameter cache: stream heads from earlier batches of the same writer (see ``StreamHeadCache``).
+    /// - Parameters:
+    ///   - cache: stream heads from earlier batches of the same writer (see ``StreamHeadCache``).
+    ///   - beforeCommit: runs inside the transaction right before COMMIT, when there is one to commit; what it
+    ///     throws rolls the batch back and is rethrown.
     public func append(
-        _ batch: PreparedBatch, atomic: Bool = false, cache: StreamHeadCache? = nil, on connection: Connection
+        _ batch: PreparedBatch, atomic: Bool = false, cache: StreamHeadCache? = nil, on connection: Connection,
+        beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport {
         let events = batch.events
         let rules = LocationRules(projected: batch.projected)
@@ -105,9 +109,9 @@ public struct IngestService: Sendable {
         if atomic && anyRejected {
             appended = AppendAnswer(results: events.map { _ in .notAppended }, head: try store.head(on: connection))
         } else if atomic {
-            appended = try store.appendAtomically(events, hooks: rules, cache: cache, on: connection)
+            appended = try store.appendAtomically(events, hooks: rules, cache: cache, on: connection, beforeCommit: beforeCommit)
         } else {
-            appended = try store.append(events, hooks: rules, cache: cache, on: connection)
+            appended = try store.append(events, hooks: rules, cache: cache, on: connection, beforeCommit: beforeCommit)
         }
         return Self.report(batch, appended)
     }

@@ -33,6 +33,8 @@ enum ServeCommand {
             Every request is logged on standard error as one JSON line: time, request id, method, route,
             status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
             SIGINT or SIGTERM stops it: no new connections, requests in progress finish (up to 10 s), exit 0.
+            A batch still unanswered then is answered 200 if it had begun to commit, else 503
+            shutting_down with nothing of it stored.
 
             Options (each also from the environment; an option wins):
               --listen HOST:PORT   address to listen on (GEOLEDGER_LISTEN, default \(defaultListen));

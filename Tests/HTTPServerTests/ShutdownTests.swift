@@ -106,6 +106,62 @@ import Glibc
         #expect(outcome.stopTook < .seconds(2))
     }
 
+    /// A handler that began committing before the cut-off is answered by itself, and `stop()` waits for it; one
+    /// that had not is answered 503, and learns so when it tries to begin committing afterwards.
+    @Test func aHandlerThatBeganCommittingIsAnsweredByItselfAndOneThatHadNotIsRefused() async throws {
+        let port = TestPort.base + 62
+        let claimedStarted = Flag(), unclaimedStarted = Flag()
+        let releaseClaimed = DispatchSemaphore(value: 0), releaseUnclaimed = DispatchSemaphore(value: 0)
+        let claims = Mutex<[String: Bool]>([:])
+        var router = Router()
+        router.get("/claimed") { request in
+            claims.withLock { $0["claimed"] = request.beginCommit() }
+            claimedStarted.set()
+            _ = releaseClaimed.wait(timeout: .now() + 20)
+            return HTTPResponse(body: Array("committed".utf8))
+        }
+        router.get("/unclaimed") { request in
+            unclaimedStarted.set()
+            _ = releaseUnclaimed.wait(timeout: .now() + 20)
+            let claimed = request.beginCommit()
+            claims.withLock { $0["unclaimed"] = claimed }
+            return HTTPResponse(body: Array((claimed ? "committed" : "rolled back").utf8))
+        }
+        let server = try HTTPServer.start(
+            HTTPServer.Configuration(host: "127.0.0.1", port: port, workerThreads: 4), router: router)
+        let outcome = try await onThread {
+            let claimed = PendingRequest(port: port, "/claimed")
+            let unclaimed = PendingRequest(port: port, "/unclaimed")
+            let handlersStarted = eventually { claimedStarted.isSet && unclaimedStarted.isSet }
+            let stopped = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                server.stop(gracePeriod: .milliseconds(300))
+                stopped.signal()
+            }
+            let unclaimedResponse = try unclaimed.wait()
+            releaseUnclaimed.signal()
+            let unclaimedLearned = eventually { claims.withLock { $0["unclaimed"] != nil } }
+            let stopWaitedForTheCommit = stopped.wait(timeout: .now() + 0.5) == .timedOut
+            releaseClaimed.signal()
+            let claimedResponse = try claimed.wait()
+            let stopReturned = stopped.wait(timeout: .now() + 10) == .success
+            return (
+                handlersStarted: handlersStarted, unclaimed: unclaimedResponse, unclaimedLearned: unclaimedLearned,
+                stopWaited: stopWaitedForTheCommit, claimed: claimedResponse, stopReturned: stopReturned,
+                claims: claims.withLock { $0 })
+        }
+        #expect(outcome.handlersStarted)
+        #expect(outcome.claims["claimed"] == true)
+        #expect(outcome.claimed.status == 200)
+        #expect(outcome.claimed.text == "committed")
+        #expect(outcome.unclaimed.status == 503)
+        #expect(try errorObject(outcome.unclaimed.body)["code"] == "shutting_down")
+        #expect(outcome.unclaimedLearned)
+        #expect(outcome.claims["unclaimed"] == false)
+        #expect(outcome.stopWaited)
+        #expect(outcome.stopReturned)
+    }
+
     /// The signal helper, with SIGUSR2 in place of SIGTERM so that nothing else in the test process is touched.
     @Test func aSignalStopsTheServerGracefully() async throws {
         let port = TestPort.base + 42
