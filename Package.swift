@@ -76,7 +76,9 @@ let package = Package(
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // A blocking HTTP client on a plain socket and the threads it runs on, for the tests of both HTTP layers.
+        .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         .testTarget(name: "MapsTests", dependencies: ["Maps", "Geo"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
@@ -88,7 +90,7 @@ let package = Package(
             name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "GeoledgerAPITests",
-            dependencies: ["GeoledgerAPI", "HTTPServer", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
+            dependencies: ["GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
             dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Reports", "Output"],

@@ -4,6 +4,7 @@ import Foundation
 import Geo
 import GeoledgerAPI
 import HTTPServer
+import HTTPTestSupport
 import Ingestion
 import Postgres
 import Synchronization
@@ -108,30 +109,6 @@ func withAPI<T: Sendable>(
         defer { server.stop() }
         return try body(server)
     }
-}
-
-/// Runs `body` on a thread of its own: clients here block, and must neither starve nor be starved by the
-/// cooperative pool.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-}
-
-/// Runs `count` copies of `body` on threads of their own, all at once; their results in order.
-func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
-    let results = Mutex<[Int: Result<T, any Error>]>([:])
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread.detachNewThread {
-            let result = Result { try body(index) }
-            results.withLock { $0[index] = result }
-            group.leave()
-        }
-    }
-    group.wait()
-    return try (0..<count).map { index in try results.withLock { $0[index]! }.get() }
 }
 
 /// Lines a server logged.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoledgerAPI
 import HTTPServer
+import HTTPTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import GeoledgerAPI
+import HTTPTestSupport
 import LocalPostgres
 import Postgres
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import GeoledgerAPI
 import HTTPServer
+import HTTPTestSupport
 import Testing
 
 /// Submissions with positions sent in WGS-84 and capture times of the test's choosing.

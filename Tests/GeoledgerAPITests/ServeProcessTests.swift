@@ -1,5 +1,6 @@
 import DatabaseTestSupport
 import Foundation
+import HTTPTestSupport
 import Postgres
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import EventStore
 import Foundation
+import HTTPTestSupport
 import Postgres
 import Testing
 

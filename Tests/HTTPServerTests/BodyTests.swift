@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 @testable import HTTPServer
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTPTestSupport
 import Testing
 
 /// Bytes that are not a good request get a 4xx or a closed connection, never a hang or a crash.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTPTestSupport
 import Testing
 
 /// A client that never finishes its body is dropped, and holds no worker meanwhile.

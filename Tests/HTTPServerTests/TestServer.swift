@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import HTTPTestSupport
 import Synchronization
 import Testing
 
@@ -17,17 +18,6 @@ enum TestPort {
         guard let databasePort = text.flatMap(Int.init) else { return 18400 }
         return 18400 + ((databasePort - 55439) % 100 + 100) % 100 * 100
     }()
-}
-
-/// Runs `body` on a thread of its own and returns what it returns. Clients in these tests block, and their timings
-/// matter: on Swift's cooperative pool (a thread per core, shared with every other test) they would both starve
-/// other tests and be starved by them.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try body() })
-        }
-    }
 }
 
 /// Starts a server on `port` with test-sized timeouts, runs `body` on a thread of its own, and stops the server
@@ -94,22 +84,6 @@ func fetch(_ method: String = "GET", port: Int, _ path: String, body: Data? = ni
     }.resume()
     guard done.wait(timeout: .now() + 30) == .success else { throw RawClient.Failure(description: "URLSession did not answer") }
     return try outcome.withLock { $0! }.get()
-}
-
-/// Runs `count` copies of `body` on threads of their own, all at once, and returns their results in order.
-func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
-    let results = Mutex<[Int: Result<T, any Error>]>([:])
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread.detachNewThread {
-            let result = Result { try body(index) }
-            results.withLock { $0[index] = result }
-            group.leave()
-        }
-    }
-    group.wait()
-    return try (0..<count).map { index in try results.withLock { $0[index]! }.get() }
 }
 
 /// The `error` object of an error document.

@@ -7,22 +7,27 @@ import Glibc
 
 /// A blocking HTTP/1.1 client on a plain socket, for what URLSession cannot express: bodies sent slowly or never,
 /// bytes that are not HTTP, exact request targets. Every read and write gives up after `timeout`.
-final class RawClient {
+public final class RawClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    struct Failure: Error, Sendable, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
-    struct Response: Sendable {
-        let status: Int
-        let headers: HTTPHeaders
-        let body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Response: Sendable {
+        public let status: Int
+        public let headers: HTTPHeaders
+        public let body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+            (self.status, self.headers, self.body) = (status, headers, body)
+        }
     }
 
-    init(port: Int, timeout: Duration = .seconds(10)) throws {
+    public init(port: Int, timeout: Duration = .seconds(10)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var time = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
@@ -48,15 +53,15 @@ final class RawClient {
     }
 
     /// Whether something accepts connections on the port.
-    static func isListening(port: Int) -> Bool {
+    public static func isListening(port: Int) -> Bool {
         (try? RawClient(port: port, timeout: .seconds(2))) != nil
     }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -66,7 +71,7 @@ final class RawClient {
     }
 
     /// Reads one response, skipping `100 Continue`. The body is read by `Content-Length`, by chunks, or to the end.
-    func readResponse(isHead: Bool = false) throws -> Response {
+    public func readResponse(isHead: Bool = false) throws -> Response {
         while true {
             let head = try readHead()
             let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
@@ -107,7 +112,7 @@ final class RawClient {
 
     /// Waits for the server to close the connection, reading and dropping what it sends. True when it closed (or
     /// reset) within `limit`.
-    func closesWithin(_ limit: Duration) -> Bool {
+    public func closesWithin(_ limit: Duration) -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             do {
