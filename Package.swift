@@ -51,21 +51,24 @@ let package = Package(
                 .copy("0006_api_tokens.sql"),
                 .copy("0007_history_indexes.sql"),
                 .copy("0008_failure_platform.sql"),
+                .copy("0009_reports.sql"),
                 .copy("0010_citus.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
+        // The reports: one SQL function each over the projections, read into tables that Output writes.
+        .target(name: "Reports", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
         // The HTTP routes: ingest, the feed, current state, tokens, metrics, the OpenAPI document.
         .target(
             name: "GeoledgerAPI",
             dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Output"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Reports"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Reports"]),
 
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
@@ -88,7 +91,7 @@ let package = Package(
             dependencies: ["GeoledgerAPI", "HTTPServer", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Reports", "Output"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

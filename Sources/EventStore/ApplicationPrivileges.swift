@@ -1,7 +1,8 @@
 import Postgres
 
 /// What the role the application connects as may do: append events and read them, and keep the projections that
-/// appends write. Nothing that could change or remove an event: no `UPDATE`, `DELETE` or `TRUNCATE` on the log,
+/// appends write (with the upserts of the bindings and the reports' summary tables), and call the reports' functions.
+/// Nothing that could change or remove an event: no `UPDATE`, `DELETE` or `TRUNCATE` on the log,
 /// and, since the role owns nothing, no `ALTER TABLE` to switch its triggers off either. Setting
 /// `session_replication_role`, which would skip them, takes a superuser. On the API's tokens: reading them, making and
 /// revoking them (`geoledger token`), and noting when each was last used.
@@ -17,7 +18,11 @@ public enum ApplicationPrivileges {
                 GRANT SELECT, INSERT ON events TO \(role);
                 GRANT USAGE ON SCHEMA projections TO \(role);
                 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA projections TO \(role);
-                GRANT UPDATE ON projections.terminals TO \(role);
+                GRANT UPDATE ON projections.terminals, projections.latest_fixes, projections.daily_events, projections.fix_days,
+                    projections.accuracy_values TO \(role);
+                GRANT EXECUTE ON FUNCTION report_region_mismatch, report_accuracy, report_providers,
+                    report_terminal_drift, report_visit_distance, report_outside_region, report_stale, report_daily,
+                    report_platform, report_fix_counts, report_day_of, report_day_after TO \(role);
                 GRANT SELECT, INSERT, DELETE ON api_tokens TO \(role);
                 GRANT UPDATE (last_used_at) ON api_tokens TO \(role);
                 """)

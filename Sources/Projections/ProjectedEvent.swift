@@ -20,6 +20,12 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The metadata's `capturedAt`.
     let capturedAt: Date?
     let app: String?
+    /// The sender's operating system as sent (`data.actor.os`), for the reports by platform.
+    let os: String?
+    /// The UTC day of the metadata's `receivedAt` (`YYYY-MM-DD`), for the daily counts.
+    let receivedDay: String?
+    /// The UTC day of the metadata's `capturedAt`, for the fixes per day.
+    let capturedDay: String?
     let fix: Fix?
     let failure: Failure?
     let visit: Visit?
@@ -115,7 +121,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         position: Int64, type: String, metadata: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>?
     ) throws -> (Metadata, DataFields?) {
         do {
-            let data = typesReadingData.contains(type) ? try data.map { DataFields(try DataFields.shape.read($0)) } : nil
+            let data = try data.map { DataFields(try DataFields.shape.read($0)) }
             return (Metadata(try Metadata.shape.read(metadata)), data)
         } catch let error as JSONValueError {
             throw ProjectionError(position, "\(error)")
@@ -170,7 +176,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         subscript(field: Field) -> JSONValue? { values[field.rawValue] }
     }
 
-    /// The values of the data of ``typesReadingData`` that the projections read.
+    /// The values of the data that the projections read: the sender's `actor.os` of every event, and fields of
+    /// ``typesReadingData``.
     struct DataFields {
         enum Field: Int, CaseIterable {
             case merchantId, visitorId, note, actorOS, actorPlatform
@@ -237,7 +244,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         try self.init(
             position: position, version: version, eventId: eventId, stream: stream, type: type,
             capturedAt: metadata[.capturedAt]?.stringValue, receivedAt: metadata[.receivedAt]?.stringValue,
-            app: metadata[.app]?.stringValue, fix: fix, failure: failure, visit: visit, boundMerchantId: boundMerchantId)
+            app: metadata[.app]?.stringValue, os: data?[.actorOS]?.stringValue, fix: fix, failure: failure, visit: visit,
+            boundMerchantId: boundMerchantId)
     }
 
     /// The event from what its metadata and data hold, already read: ingest passes what it computed for the
@@ -245,10 +253,12 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// - Parameters:
     ///   - capturedAt: `timestamptz` text (UTC), as in the metadata; required with a fix or a failure.
     ///   - receivedAt: `timestamptz` text (UTC), as in the metadata; the time of an unbind.
+    ///   - os: the sender's operating system as sent (`data.actor.os`).
     ///   - boundMerchantId: the merchant of a bind or unbind (`data.merchantId`); required for those.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
-        receivedAt: String?, app: String?, fix: Fix?, failure: Failure?, visit: Visit?, boundMerchantId: String?
+        receivedAt: String?, app: String?, os: String? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
+        boundMerchantId: String?
     ) throws {
         self.position = position
         self.version = version
@@ -262,6 +272,10 @@ public struct ProjectedEvent: Sendable, Equatable {
         entityId = String(stream[stream.utf8.index(after: dash)...])
         self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         self.app = app
+        self.os = os
+        // UTC timestamptz text starts with its day.
+        receivedDay = receivedAt.map { String($0.prefix(10)) }
+        capturedDay = capturedAt.map { String($0.prefix(10)) }
         self.fix = fix
         self.failure = failure
         self.visit = visit

@@ -36,6 +36,7 @@ public struct Projector: Sendable {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
         try copy(events, into: "visits", columns: Self.visitColumns, row: { $0.rows.visit }, on: connection)
+        try summarise(events, on: connection)
     }
 
     /// COPYs the rows the events have for a table, each followed by the event's position.
@@ -65,9 +66,9 @@ public struct Projector: Sendable {
 
     static let fixColumns = """
         event_id, event_type, entity_kind, entity_id, captured_at, lat, lon, horizontal_accuracy, \
-        accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app
+        accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app, os
         """
-    static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app, platform"
+    static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app, platform, os"
     static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at"
 
     static func rows(of event: ProjectedEvent) -> Rows {
@@ -90,6 +91,7 @@ public struct Projector: Sendable {
             row.bool(fix.claimMismatch)
             row.text(fix.adcode)
             row.text(event.app)
+            row.text(event.os)
             rows.fix = row
         }
         if let failure = event.failure {
@@ -103,6 +105,7 @@ public struct Projector: Sendable {
             row.timestamp(event.capturedAt)
             row.text(event.app)
             row.text(failure.platform)
+            row.text(event.os)
             rows.failure = row
         }
         if let visit = event.visit {
@@ -118,14 +121,13 @@ public struct Projector: Sendable {
         return rows
     }
 
-    /// The stored events of a range, as the projections read them: metadata, and data only where needed.
+    /// The stored events of a range, as the projections read them: metadata and data.
     static func read(_ range: ClosedRange<Int64>, on connection: Connection) throws -> [ProjectedEvent] {
         try connection.query(
             """
-            SELECT position, version, event_id, stream, type, metadata::text,
-                   CASE WHEN type = ANY($3::text[]) THEN data::text END
+            SELECT position, version, event_id, stream, type, metadata::text, data::text
             FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position
-            """, [range.lowerBound, range.upperBound, ProjectedEvent.typesReadingData.sorted()]
+            """, [range.lowerBound, range.upperBound]
         ).map { row in
             let (position, version, eventId, stream, type) = (
                 try row.decode(0, as: Int64.self), try row.decode(1, as: Int64.self), try row.decode(2, as: UUID.self),

@@ -198,9 +198,16 @@ private struct RebuildSchema {
             WHERE n.nspname = 'projections' AND c.contype IN ('p', 'u')
             ORDER BY 1, 2
             """)
-        let keys = try constraints.map { row in
+        var keys: [String] = []
+        for row in constraints {
             let table = try row.decode(0, as: String.self).replacingOccurrences(of: "projections.", with: "")
-            return "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
+            let key = "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
+            // The summary tables are written by upserts, which need their keys from the first row on.
+            if Projector.summaryTables.contains(table) {
+                try connection.execute(key)
+            } else {
+                keys.append(key)
+            }
         }
         let indexes = try connection.query(
             """

@@ -15,7 +15,8 @@ import Workload
 ///    PostgreSQL itself sets for writing these rows;
 /// 4. steps 2 and 3 again, `pairs` times in all, each ratio printed and their median taken: one pair on a shared
 ///    2-core machine says little;
-/// 5. replay every projection from the last pair's log, then time `history` on it (``HistoryBench``).
+/// 5. replay every projection from the last pair's log, then time `history` (``HistoryBench``) and every report
+///    (``ReportsBench``) on it.
 /// Each timed stage starts on a settled database: vacuumed, analysed and checkpointed. The server's durability
 /// settings come first, as the server reports them: the figures mean little without them.
 ///
@@ -145,6 +146,7 @@ enum IngestBench {
                     try replay(connection: connection, database: database)
                     try settle(connection, before: "history")
                     try HistoryBench.run(on: connection)
+                    try ReportsBench.run(on: connection)
                 }
             }
         }
@@ -182,7 +184,7 @@ enum IngestBench {
     }
 
     /// Runs `body` on a fresh, migrated database of its own, dropped afterwards.
-    private static func withDatabase<T>(
+    static func withDatabase<T>(
         _ server: PostgresConfiguration, admin: Connection, _ body: (Connection, PostgresConfiguration) throws -> T
     ) throws -> T {
         let name = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
@@ -200,7 +202,7 @@ enum IngestBench {
     /// marking them visible. Then a checkpoint writes out every dirty page, so that no stage pays for writing what an
     /// earlier one left in the buffer cache (reading the log back for the COPY, for one, sets hint bits on every page
     /// it reads).
-    private static func settle(_ connection: Connection, before stage: String) throws {
+    static func settle(_ connection: Connection, before stage: String) throws {
         let (_, settling) = try timed {
             try connection.execute("VACUUM (ANALYZE)")
             try connection.execute("CHECKPOINT")

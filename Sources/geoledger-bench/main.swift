@@ -11,7 +11,7 @@ let usage = """
     PG* variables), in a table or a database of their own that they drop at the end.
 
     Commands:
-      all [OPTIONS]            region, json, bulk and ingest, then a RESULT line (the default)
+      all [OPTIONS]            region, json, bulk, ingest and reports, then a RESULT line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
       json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
@@ -26,8 +26,11 @@ let usage = """
                                of others, in ms (history_ms= the slowest), and the plan of the busiest
                                merchant's page
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
+      reports [OPTIONS]        ingest the workload into a fresh database, then time every report with its
+                               default filters (report_<name>_ms, the best of three) and print the plan
+                               of the slowest; 'all' does the same on the replayed database
 
-    Options of all, ingest, history and workload:
+    Options of all, ingest, history, reports and workload:
       --events N       events in the workload (default 1,000,000)
       --seed S         the workload's random seed
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
@@ -108,6 +111,9 @@ do {
     case "ingest":
         let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         _ = try IngestBench.run(server: .fromEnvironment(), options: options)
+    case "reports":
+        let arguments = try parse(rest, options: IngestBench.Options.workloadNames)
+        try ReportsBench.run(server: .fromEnvironment(), options: try IngestBench.Options(arguments))
     case "all":
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         report(RegionBench.run(geoledgerPath: nil))

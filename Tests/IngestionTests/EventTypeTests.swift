@@ -38,6 +38,7 @@ struct EventTypeTests {
             "entity_kind": "merchant", "entity_id": "M0001", "captured_at": "2026-11-29T02:00:00+00:00",
             "horizontal_accuracy": 35, "accuracy_authorization": "full", "accuracy": "precise", "provider": "amap",
             "region": "mainland", "near_boundary": false, "claim_mismatch": false, "adcode": "310101", "app": "onboarding",
+            "os": "iOS 17.2",
         ]
         expectMembers(fix, expected)
         #expect(Set(fix.objectValue?.keys.map { $0 } ?? []) == Set(expected.keys).union(["lat", "lon"]))
@@ -251,7 +252,7 @@ struct EventTypeTests {
             "entity_kind": .string(String(failure.stream.prefix { $0 != "-" })), "entity_id": .string(failure.entityId),
             "provider": .string(failure.provider), "error_code": .string(String(failure.code)),
             "category": .string(failure.category), "captured_at": "2026-11-29T01:59:00+00:00", "app": "onboarding",
-            "platform": .string(failure.platform),
+            "platform": .string(failure.platform), "os": failure.os.map(JSONValue.string) ?? .null,
         ]))
         let provider = try #require(Provider(rawValue: failure.provider))
         let platform = Platform(rawValue: failure.platform)

@@ -15,11 +15,15 @@ struct OutOfOrderTests {
         "failures": ["position"],
         "terminals": ["binding_version"],
         "visits": ["position"],
+        "latest_fixes": ["position"],
     ]
 
     /// How each table's rows are matched across arrival orders: history rows by event, bindings by terminal.
     static let key: [String: String] = [
         "fixes": "t.event_id", "failures": "t.event_id", "terminals": "t.terminal_id", "visits": "t.event_id",
+        "latest_fixes": "t.entity_kind, t.entity_id, t.quality", "daily_events": "t.day, t.event_type, t.app, t.provider",
+        "fix_days": "t.day, t.provider, t.app, t.os, t.accuracy, t.accuracy_authorization, t.claim_mismatch",
+        "accuracy_values": "t.provider, t.app, t.os, t.horizontal_accuracy",
     ]
 
     /// Every projection table without the order-dependent columns, in key order; and ``CurrentState``'s answer

@@ -15,7 +15,9 @@ struct ReplayTests {
         let workload = OrderWorkload(withUnbinds: true)
         try db.ingest(workload.shuffled(seed: seed), batchSize: batchSize)
         let inline = try db.allProjections()
-        #expect(inline.keys.sorted() == ["failures", "fixes", "terminals", "visits"])
+        #expect(inline.keys.sorted() == [
+            "accuracy_values", "daily_events", "failures", "fix_days", "fixes", "latest_fixes", "terminals", "visits",
+        ])
         #expect(try db.count("SELECT count(*) FROM projections.terminals WHERE terminal_id IN ('T4', 'T5')") == 2)
         let inlineStates = try db.currentStates()
         #expect(["merchant M1", "merchant M4", "terminal T4", "terminal T5"].allSatisfy { (inlineStates[$0] ?? "null") != "null" })

@@ -1,0 +1,151 @@
+import Foundation
+import Postgres
+
+/// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
+/// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per horizontal accuracy
+/// (`accuracy_values`). Written with the history rows, in the same transaction, as upserts: a batch
+/// adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
+/// the batches and their order, in an append or in replay's chunks.
+extension Projector {
+    /// The tables written by upserts: replay gives them their keys before the rows, not after.
+    static let summaryTables: Set<String> = ["accuracy_values", "daily_events", "fix_days", "latest_fixes"]
+
+    func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
+        // Both upserts go in key order, so that replay's chunks, on connections of their own, wait for each other
+        // rather than deadlock.
+        try addDailyCounts(of: events, on: connection)
+        try addFixCounts(of: events, on: connection)
+        try keepLatestFixes(of: events, on: connection)
+    }
+
+    private struct DayKey: Hashable, Comparable {
+        let day, type, app, provider: String
+
+        static func < (a: DayKey, b: DayKey) -> Bool {
+            (a.day, a.type, a.app, a.provider) < (b.day, b.type, b.app, b.provider)
+        }
+    }
+
+    private func addDailyCounts(of events: [ProjectedEvent], on connection: Connection) throws {
+        var counts: [DayKey: Int64] = [:]
+        for event in events {
+            guard let day = event.receivedDay else { continue }
+            let provider = event.fix?.provider ?? event.failure?.provider ?? ""
+            counts[DayKey(day: day, type: event.type, app: event.app ?? "", provider: provider), default: 0] += 1
+        }
+        guard !counts.isEmpty else { return }
+        let keys = counts.keys.sorted()
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).daily_events AS d (day, event_type, app, provider, events)
+            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+            ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
+            """,
+            [keys.map(\.day), keys.map(\.type), keys.map(\.app), keys.map(\.provider), keys.map { counts[$0]! }])
+    }
+
+    private struct FixDayKey: Hashable, Comparable {
+        let day, provider, app, os, accuracy, authorization: String
+        let claimMismatch: Bool
+
+        static func < (a: FixDayKey, b: FixDayKey) -> Bool {
+            let (x, y) = ([a.day, a.provider, a.app, a.os, a.accuracy, a.authorization], [b.day, b.provider, b.app, b.os, b.accuracy, b.authorization])
+            return x != y ? x.lexicographicallyPrecedes(y) : (!a.claimMismatch && b.claimMismatch)
+        }
+    }
+
+    private struct AccuracyKey: Hashable, Comparable {
+        let provider, app, os: String
+        let horizontalAccuracy: Double
+
+        static func < (a: AccuracyKey, b: AccuracyKey) -> Bool {
+            (a.provider, a.app, a.os, a.horizontalAccuracy) < (b.provider, b.app, b.os, b.horizontalAccuracy)
+        }
+    }
+
+    /// `fix_days` and `accuracy_values`.
+    private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
+        var days: [FixDayKey: Int64] = [:]
+        var values: [AccuracyKey: Int64] = [:]
+        for event in events {
+            guard let fix = event.fix, let day = event.capturedDay else { continue }
+            let (app, os) = (event.app ?? "", event.os ?? "")
+            days[FixDayKey(day: day, provider: fix.provider, app: app, os: os, accuracy: fix.accuracy,
+                           authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
+            values[AccuracyKey(provider: fix.provider, app: app, os: os, horizontalAccuracy: fix.horizontalAccuracy), default: 0] += 1
+        }
+        guard !days.isEmpty else { return }
+        let dayKeys = days.keys.sorted()
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).fix_days AS d (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch, fixes)
+            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::bigint[])
+            ON CONFLICT (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch)
+            DO UPDATE SET fixes = d.fixes + excluded.fixes
+            """,
+            [dayKeys.map(\.day), dayKeys.map(\.provider), dayKeys.map(\.app), dayKeys.map(\.os), dayKeys.map(\.accuracy),
+             dayKeys.map(\.authorization), dayKeys.map(\.claimMismatch), dayKeys.map { days[$0]! }])
+        let valueKeys = values.keys.sorted()
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).accuracy_values AS v (provider, app, os, horizontal_accuracy, fixes)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[])
+            ON CONFLICT (provider, app, os, horizontal_accuracy) DO UPDATE SET fixes = v.fixes + excluded.fixes
+            """,
+            [valueKeys.map(\.provider), valueKeys.map(\.app), valueKeys.map(\.os), valueKeys.map(\.horizontalAccuracy),
+             valueKeys.map { values[$0]! }])
+    }
+
+    private struct EntityKey: Hashable, Comparable {
+        let kind, id, quality: String
+
+        static func < (a: EntityKey, b: EntityKey) -> Bool { (a.kind, a.id, a.quality) < (b.kind, b.id, b.quality) }
+    }
+
+    /// Newest by (captured_at, event_id), as ``CurrentState`` reads them; a uuid's order in PostgreSQL is that of
+    /// its lower-case text.
+    private static func isNewer(_ a: ProjectedEvent, than b: ProjectedEvent) -> Bool {
+        guard let at = a.capturedAt, let bt = b.capturedAt else { return false }
+        return at != bt ? at > bt : a.eventId.uuidString.lowercased() > b.eventId.uuidString.lowercased()
+    }
+
+    private func keepLatestFixes(of events: [ProjectedEvent], on connection: Connection) throws {
+        var newest: [EntityKey: ProjectedEvent] = [:]
+        for event in events {
+            guard let fix = event.fix, event.capturedAt != nil else { continue }
+            switch event.entityKind {
+            case "terminal": break
+            case "merchant" where event.type == "MerchantAddressFixed": break
+            default: continue
+            }
+            for quality in fix.accuracy == "precise" ? ["any", "precise"] : ["any"] {
+                let key = EntityKey(kind: event.entityKind, id: event.entityId, quality: quality)
+                if let kept = newest[key], !Self.isNewer(event, than: kept) { continue }
+                newest[key] = event
+            }
+        }
+        guard !newest.isEmpty else { return }
+        let keys = newest.keys.sorted()
+        let rows = keys.map { newest[$0]! }
+        let fixes = rows.map { $0.fix! }
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).latest_fixes AS l (
+                entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon, horizontal_accuracy,
+                accuracy, provider, region, near_boundary, app)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::timestamptz[],
+                                 $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::text[], $12::text[],
+                                 $13::boolean[], $14::text[])
+            ON CONFLICT (entity_kind, entity_id, quality) DO UPDATE SET
+                position = excluded.position, event_id = excluded.event_id, captured_at = excluded.captured_at,
+                lat = excluded.lat, lon = excluded.lon, horizontal_accuracy = excluded.horizontal_accuracy,
+                accuracy = excluded.accuracy, provider = excluded.provider, region = excluded.region,
+                near_boundary = excluded.near_boundary, app = excluded.app
+            WHERE (excluded.captured_at, excluded.event_id) > (l.captured_at, l.event_id)
+            """,
+            [keys.map(\.kind), keys.map(\.id), keys.map(\.quality), rows.map(\.position), rows.map(\.eventId),
+             rows.map { $0.capturedAt! }, fixes.map(\.lat), fixes.map(\.lon), fixes.map(\.horizontalAccuracy),
+             fixes.map(\.accuracy), fixes.map(\.provider), fixes.map(\.region), fixes.map(\.nearBoundary),
+             rows.map(\.app)])
+    }
+}

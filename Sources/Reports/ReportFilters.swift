@@ -1,0 +1,72 @@
+import CivilCalendar
+import Foundation
+import LocationEvents
+
+/// What a report is asked for: each filter nil for none, the report's default where it has one.
+public struct ReportFilters: Sendable, Equatable {
+    /// Captured at or after this instant.
+    public var from: Date?
+    /// Captured before this instant; for `stale`, the instant the days are counted back from (default now).
+    public var to: Date?
+    public var app: String?
+    public var provider: String?
+    /// Metres, for `terminal-drift` and `visit-distance`.
+    public var threshold: Double?
+    /// For `stale`.
+    public var days: Int?
+
+    public init(
+        from: Date? = nil, to: Date? = nil, app: String? = nil, provider: String? = nil, threshold: Double? = nil,
+        days: Int? = nil
+    ) {
+        (self.from, self.to, self.app, self.provider, self.threshold, self.days) = (from, to, app, provider, threshold, days)
+    }
+
+    /// An instant as `--from` and `--to` take it: RFC 3339 (`2026-11-01T08:00:00+08:00`), or a date
+    /// (`2026-11-01`), which is its midnight in UTC. nil when the text is neither.
+    public static func instant(_ text: String) -> Date? {
+        if let timestamp = Timestamp(rfc3339: text) { return timestamp.date }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1...12).contains(month), (1...CivilDate.days(inMonth: month, year: year)).contains(day)
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(CivilDate(year: year, month: month, day: day).daysSince1970) * 86_400)
+    }
+
+    /// Checks that `report` takes every filter given and that each is in range.
+    /// - Throws: ``ReportFilterError`` naming the filter.
+    public func check(for report: Report) throws {
+        if threshold != nil, report.defaultThreshold == nil {
+            throw ReportFilterError(filter: "threshold", "only terminal-drift and visit-distance take a threshold")
+        }
+        if let threshold, !(threshold.isFinite && threshold >= 0) {
+            throw ReportFilterError(filter: "threshold", "must be metres, 0 or more")
+        }
+        if days != nil, report.defaultDays == nil {
+            throw ReportFilterError(filter: "days", "only stale takes days")
+        }
+        if let days, days < 0 { throw ReportFilterError(filter: "days", "must be 0 or more") }
+        if from != nil, !report.takesFrom {
+            throw ReportFilterError(filter: "from", "stale counts days back from one instant: give --to")
+        }
+        if let from, let to, from >= to, report.takesFrom {
+            throw ReportFilterError(filter: "to", "must be after from")
+        }
+    }
+}
+
+/// A filter a report does not take, or one out of range.
+public struct ReportFilterError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The filter's name, as the command line's option without its dashes.
+    public let filter: String
+    public let message: String
+
+    public init(filter: String, _ message: String) {
+        self.filter = filter
+        self.message = message
+    }
+
+    public var description: String { "--\(filter): \(message)" }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Output
+import Postgres
+
+/// Runs the reports: each is one call of its SQL function, whose rows come back as a ``Table`` of the report's
+/// ``Report/columns``, for ``Output`` to write in any format.
+public enum Reports {
+    /// The report's rows for the filters.
+    /// - Throws: ``ReportFilterError`` when the report does not take a filter given; the connection's errors.
+    public static func table(_ report: Report, _ filters: ReportFilters, on connection: Connection) throws -> Table {
+        try filters.check(for: report)
+        let sql: String
+        let parameters: [(any PostgresEncodable)?]
+        switch report {
+        case .terminalDrift, .visitDistance:
+            sql = "SELECT * FROM \(report.function)($1, $2, $3, $4, $5)"
+            parameters = [filters.from, filters.to, filters.app, filters.provider, filters.threshold ?? report.defaultThreshold]
+        case .stale:
+            sql = "SELECT * FROM \(report.function)(coalesce($1, now()), $2, $3, $4)"
+            parameters = [filters.to, filters.app, filters.provider, filters.days ?? report.defaultDays]
+        case .accuracy, .daily:
+            // Their day columns come back as text: a date is not an instant.
+            let names = report == .daily ? "day::text, event_type, answer, events"
+                : "provider, app, day::text, fixes, precise, approximate, unusable, reduced"
+            sql = "SELECT \(names) FROM \(report.function)($1, $2, $3, $4)"
+            parameters = [filters.from, filters.to, filters.app, filters.provider]
+        case .regionMismatch, .providers, .outsideRegion:
+            sql = "SELECT * FROM \(report.function)($1, $2, $3, $4)"
+            parameters = [filters.from, filters.to, filters.app, filters.provider]
+        }
+        let columns = report.columns
+        let rows = try connection.transaction { transaction in
+            // The sorts and aggregates of a million fixes' summaries fit in memory with this; the default 4 MB
+            // sends them to disk.
+            try transaction.execute("SET LOCAL work_mem = '64MB'")
+            return try transaction.query(sql, parameters).map { row in
+                try columns.indices.map { index in try value(row, index, as: columns[index].kind) }
+            }
+        }
+        return Table(columns: columns, rows: rows)
+    }
+
+    /// The SQL that runs the report with its default filters, for `EXPLAIN`.
+    public static func defaultQuery(_ report: Report) -> String {
+        switch report {
+        case .terminalDrift, .visitDistance:
+            "SELECT * FROM \(report.function)(NULL, NULL, NULL, NULL, \(report.defaultThreshold!))"
+        case .stale: "SELECT * FROM \(report.function)(now(), NULL, NULL, \(report.defaultDays!))"
+        default: "SELECT * FROM \(report.function)(NULL, NULL, NULL, NULL)"
+        }
+    }
+
+    private static func value(_ row: Row, _ index: Int, as kind: Column.Kind) throws -> Value {
+        switch kind {
+        case .text: Value(try row.decode(index, as: String?.self))
+        case .integer: Value(try row.decode(index, as: Int64?.self))
+        case .number, .metres, .latitude, .longitude: Value(try row.decode(index, as: Double?.self))
+        case .time: Value(try row.decode(index, as: Date?.self))
+        case .bool: Value(try row.decode(index, as: Bool?.self))
+        }
+    }
+}
