@@ -35,8 +35,8 @@ test: deps
 citus:
 	@scripts/citus.sh
 
-# The event store, ingest and projection suites against a throwaway Citus cluster: a coordinator on CITUS_PORT and
-# two workers on the next two ports, stopped and removed even when tests fail.
+# The event store and ingest suites (projections, show, history, reports) against a throwaway Citus cluster: a
+# coordinator on CITUS_PORT and two workers on the next two ports, stopped and removed even when tests fail.
 test-citus: deps citus
 	$(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/geoledger-citus-test.XXXXXX) || exit 1; chmod 755 $$dir; \

@@ -56,6 +56,9 @@ BEGIN
     PERFORM geoledger_distribute('projections.failures', 'entity_id');
     PERFORM geoledger_distribute('projections.visits', 'visit_id');
     PERFORM geoledger_distribute('projections.terminals', 'terminal_id');
+    -- Each merchant's and terminal's newest fixes, with the entity's other rows. The reports' daily counts stay on the
+    -- coordinator, a few rows a day, written in the append's transaction there; the API's tokens too.
+    PERFORM geoledger_distribute('projections.latest_fixes', 'entity_id');
     -- Queries computing distances run on the workers.
     PERFORM create_distributed_function('geo_distance_m(float8, float8, float8, float8)');
 END

@@ -46,7 +46,9 @@ public struct LocalCitusCluster: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib/citus.so").path
         guard FileManager.default.fileExists(atPath: library) else { throw LocalClusterError.missingCitus(library) }
         for node in nodes {
-            try node.start(durable: durable, settings: Self.settings)
+            // A node connects to itself (a query's intermediate results, EXPLAIN ANALYZE) at citus.local_hostname,
+            // localhost by default, where it does not listen: its socket instead.
+            try node.start(durable: durable, settings: Self.settings + "citus.local_hostname = '\(node.socketDirectory.path)'\n")
             let connection = try Connection.connect(node.configuration(as: .superuser))
             defer { connection.close() }
             try connection.execute("SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS citus")

@@ -100,10 +100,10 @@ public struct CurrentState: Sendable {
 
     static let fixColumns = """
         f.position, f.event_id, f.captured_at, f.lat, f.lon, f.accuracy, f.horizontal_accuracy, f.provider, f.region, \
-        f.near_boundary, f.claim_mismatch, (SELECT \(StoredFields.addressText(of: "e.data")) FROM events e WHERE e.position = f.position)
+        f.near_boundary, f.claim_mismatch
         """
     /// The columns ``fixColumns`` reads, which ``fixSummary(_:from:)`` decodes.
-    static let fixColumnCount = 12
+    static let fixColumnCount = 11
 
     /// The newest fix of an entity among `types`, optionally only precise ones, as a LATERAL subquery over `kind`
     /// and `id` expressions.
@@ -123,27 +123,52 @@ public struct CurrentState: Sendable {
             capturedAt: try row.decode(column + 2), lat: try row.decode(column + 3), lon: try row.decode(column + 4),
             accuracy: try row.decode(column + 5), horizontalAccuracy: try row.decode(column + 6),
             provider: try row.decode(column + 7), region: try row.decode(column + 8),
-            nearBoundary: try row.decode(column + 9), claimMismatch: try row.decode(column + 10),
-            address: try row.decode(column + 11))
+            nearBoundary: try row.decode(column + 9), claimMismatch: try row.decode(column + 10), address: nil)
+    }
+
+    /// What the log holds of some events and the projections do not copy: the address each was sent with and a
+    /// failed attempt's message, by position. A query of its own on the log's key, so that no query joins the log
+    /// with the projections, which a distributed database keeps on different nodes.
+    static func sentTexts(at positions: [Int64], on connection: Connection) throws -> [Int64: (address: String?, errorMessage: String?)] {
+        guard !positions.isEmpty else { return [:] }
+        var texts: [Int64: (address: String?, errorMessage: String?)] = [:]
+        for row in try connection.query(
+            """
+            SELECT e.position, \(StoredFields.addressText(of: "e.data")), \(StoredFields.errorMessage(of: "e.data"))
+            FROM events e WHERE e.position = ANY ($1)
+            """, [positions])
+        {
+            texts[try row.decode(0)] = (try row.decode(1), try row.decode(2))
+        }
+        return texts
+    }
+
+    /// The fixes with the addresses they were sent with, from the log.
+    static func withAddresses(_ fixes: [FixSummary?], on connection: Connection) throws -> [FixSummary?] {
+        let texts = try sentTexts(at: fixes.compactMap { $0?.position }, on: connection)
+        return fixes.map { fix in
+            fix.map { var fix = $0; fix.address = texts[fix.position]?.address ?? nil; return fix }
+        }
     }
 
     /// How many failed attempts an entity has, and the ten newest by capture time.
     static func failures(kind: String, id: String, on connection: Connection) throws -> (count: Int, recent: [FailureSummary]) {
         let rows = try connection.query(
             """
-            SELECT fl.position, fl.event_id, fl.captured_at, fl.provider, fl.error_code, fl.category,
-                   (SELECT \(StoredFields.errorMessage(of: "e.data")) FROM events e WHERE e.position = fl.position), fl.app,
+            SELECT fl.position, fl.event_id, fl.captured_at, fl.provider, fl.error_code, fl.category, NULL::text, fl.app,
                    count(*) OVER ()
             FROM projections.failures fl
             WHERE fl.entity_kind = '\(kind)' AND fl.entity_id = $1
             ORDER BY fl.captured_at DESC, fl.event_id DESC LIMIT 10
             """, [id])
-        let recent = try rows.map { row in
+        var recent = try rows.map { row in
             FailureSummary(
                 position: try row.decode(0), eventId: try row.decode(1, as: UUID.self).lowercasedText,
                 capturedAt: try row.decode(2), provider: try row.decode(3), errorCode: try row.decode(4),
                 errorCategory: try row.decode(5), errorMessage: try row.decode(6), app: try row.decode(7))
         }
+        let texts = try sentTexts(at: recent.map(\.position), on: connection)
+        for index in recent.indices { recent[index].errorMessage = texts[recent[index].position]?.errorMessage ?? nil }
         return (try rows.first?.decode(8, as: Int.self) ?? 0, recent)
     }
 
@@ -157,8 +182,9 @@ public struct CurrentState: Sendable {
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: addressType, preciseOnly: true))) precise ON true
             """, [merchantId]
         ).first else { return nil }
-        let latest = try Self.fixSummary(row, from: 0)
-        let addressPosition = try Self.fixSummary(row, from: Self.fixColumnCount)
+        let fixes = try Self.withAddresses(
+            [try Self.fixSummary(row, from: 0), try Self.fixSummary(row, from: Self.fixColumnCount)], on: connection)
+        let (latest, addressPosition) = (fixes[0], fixes[1])
         // Each terminal's newest precise fix, picked per terminal with DISTINCT ON and joined on the terminal's id: a
         // query that runs by entity on a distributed database too, where the drift is measured to the address read
         // above.
@@ -222,8 +248,9 @@ public struct CurrentState: Sendable {
             LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "$1", types: Self.terminalFixTypes))) latest ON true
             """, [terminalId]
         ).first else { return nil }
-        let position = try Self.fixSummary(row, from: 4)
-        let latest = try Self.fixSummary(row, from: 4 + Self.fixColumnCount)
+        let fixes = try Self.withAddresses(
+            [try Self.fixSummary(row, from: 4), try Self.fixSummary(row, from: 4 + Self.fixColumnCount)], on: connection)
+        let (position, latest) = (fixes[0], fixes[1])
         let lastMerchant = try row.decode(3, as: String?.self)
         let failures = try Self.failures(kind: "terminal", id: terminalId, on: connection)
         guard latest != nil || lastMerchant != nil || failures.count > 0 else { return nil }

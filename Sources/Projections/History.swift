@@ -123,14 +123,16 @@ public struct History: Sendable {
     public func page(of subject: HistorySubject, _ range: HistoryRange, on connection: Connection) throws -> HistoryPage {
         let query = Query(subject, range)
         let rows = try connection.query(query.sql, query.parameters)
-        var entries = try rows.map(Self.entry)
-        var next: HistoryCursor?
-        if entries.count > range.limit {
-            entries.removeLast(entries.count - range.limit)
-            let last = rows[range.limit - 1]
-            next = HistoryCursor(microseconds: try last.decode(1), eventId: try last.decode(2))
+        var page = try rows.map { row in
+            PageRow(source: try row.decode(0), position: try row.decode(1), microseconds: try row.decode(2),
+                    eventId: try row.decode(3), at: try row.decode(4))
         }
-        return HistoryPage(entries: entries, next: next)
+        var next: HistoryCursor?
+        if page.count > range.limit {
+            page.removeLast(page.count - range.limit)
+            next = HistoryCursor(microseconds: page[range.limit - 1].microseconds, eventId: page[range.limit - 1].eventId)
+        }
+        return HistoryPage(entries: try Self.entries(of: page, visits: query.isVisits, on: connection), next: next)
     }
 
     /// The plan the database runs the page's query with, executed (`EXPLAIN (ANALYZE, BUFFERS)`), a line each.
@@ -139,23 +141,110 @@ public struct History: Sendable {
         return try connection.query("EXPLAIN (ANALYZE, BUFFERS) " + query.sql, query.parameters).map { try $0.decode(0) }
     }
 
-    private static func entry(_ row: Row) throws -> HistoryEntry {
-        HistoryEntry(
-            position: try row.decode(0), eventId: try row.decode(2, as: UUID.self).lowercasedText,
-            eventType: try row.decode(3), capturedAt: try row.decode(4),
-            lat: try row.decode(5), lon: try row.decode(6), gcj02Lat: try row.decode(7), gcj02Lon: try row.decode(8),
-            horizontalAccuracy: try row.decode(9), accuracy: try row.decode(10), accuracyAuthorization: try row.decode(11),
-            provider: try row.decode(12), region: try row.decode(13), nearBoundary: try row.decode(14),
-            claimMismatch: try row.decode(15), address: try row.decode(16), adcode: try row.decode(17),
-            app: try row.decode(18), userId: try row.decode(19), errorCode: try row.decode(20),
-            errorCategory: try row.decode(21), errorMessage: try row.decode(22), merchantId: try row.decode(23),
-            visitId: try row.decode(24), visitorId: try row.decode(25), distanceMetres: try row.decode(26))
+    /// A row of the page's query: which part it comes from (`fix`, `failure`, `unbind`), and its place in the order.
+    private struct PageRow {
+        let source: String
+        let position: Int64
+        let microseconds: Int64
+        let eventId: UUID
+        let at: Date
     }
 
-    /// The SQL of a page and its parameters: `$1` is the subject's id, the range's bounds follow.
+    /// The page's rows with what the log, the fixes, the failures and the visits hold of them: a query each, by the
+    /// page's positions, so that no query joins the log with the projections, which a distributed database keeps
+    /// on different nodes; a visit's distance from its merchant's address position, by the merchants' ids.
+    private static func entries(of page: [PageRow], visits isVisits: Bool, on connection: Connection) throws -> [HistoryEntry] {
+        guard !page.isEmpty else { return [] }
+        func positions(_ source: String?) -> [Int64] { page.filter { source == nil || $0.source == source }.map(\.position) }
+        func rows(_ sql: String, _ positions: [Int64]) throws -> [Int64: Row] {
+            guard !positions.isEmpty else { return [:] }
+            var rows: [Int64: Row] = [:]
+            for row in try connection.query(sql, [positions]) { rows[try row.decode(0)] = row }
+            return rows
+        }
+        let bindings = [EventType.terminalBound, .terminalUnbound].map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let events = try rows(
+            """
+            SELECT e.position, e.type, \(StoredFields.metadataNumber(.gcj02Lat, of: "e.metadata")),
+                   \(StoredFields.metadataNumber(.gcj02Lon, of: "e.metadata")), \(StoredFields.addressText(of: "e.data")),
+                   \(StoredFields.metadata(.app, of: "e.metadata")), \(StoredFields.userId(of: "e.data")),
+                   \(StoredFields.errorMessage(of: "e.data")),
+                   CASE WHEN e.type IN (\(bindings)) THEN e.data ->> 'merchantId' END
+            FROM events e WHERE e.position = ANY ($1)
+            """, positions(nil))
+        let fixes = try rows(
+            """
+            SELECT f.position, f.lat, f.lon, f.horizontal_accuracy, f.accuracy, f.accuracy_authorization, f.provider,
+                   f.region, f.near_boundary, f.claim_mismatch, f.adcode
+            FROM projections.fixes f WHERE f.position = ANY ($1)
+            """, positions("fix"))
+        let failures = try rows(
+            """
+            SELECT fl.position, fl.provider, fl.error_code, fl.category, CASE WHEN fl.entity_kind = 'visit' THEN fl.entity_id END
+            FROM projections.failures fl WHERE fl.position = ANY ($1)
+            """, positions("failure"))
+        let visits = try rows(
+            "SELECT v.position, v.merchant_id, v.visit_id, v.visitor_id FROM projections.visits v WHERE v.position = ANY ($1)",
+            positions("fix"))
+        var entries: [HistoryEntry] = []
+        for row in page {
+            guard let event = events[row.position] else { throw HistoryError("the log holds no event at position \(row.position)") }
+            let fix = fixes[row.position]
+            let failure = failures[row.position]
+            let visit = visits[row.position]
+            entries.append(HistoryEntry(
+                position: row.position, eventId: row.eventId.lowercasedText, eventType: try event.decode(1), capturedAt: row.at,
+                lat: try fix?.decode(1), lon: try fix?.decode(2), gcj02Lat: try event.decode(2), gcj02Lon: try event.decode(3),
+                horizontalAccuracy: try fix?.decode(3), accuracy: try fix?.decode(4), accuracyAuthorization: try fix?.decode(5),
+                provider: try fix?.decode(6, as: String.self) ?? failure?.decode(1), region: try fix?.decode(7),
+                nearBoundary: try fix?.decode(8), claimMismatch: try fix?.decode(9), address: try event.decode(4),
+                adcode: try fix?.decode(10, as: String?.self) ?? nil, app: try event.decode(5), userId: try event.decode(6),
+                errorCode: try failure?.decode(2), errorCategory: try failure?.decode(3),
+                errorMessage: failure == nil ? nil : try event.decode(7),
+                merchantId: try visit?.decode(1, as: String.self) ?? event.decode(8),
+                visitId: try visit?.decode(2, as: String.self) ?? failure?.decode(4, as: String?.self) ?? nil,
+                visitorId: try visit?.decode(3), distanceMetres: nil))
+        }
+        if isVisits { try measureVisits(&entries, on: connection) }
+        return entries
+    }
+
+    /// Sets each visit's distance from its merchant's address position (its newest precise address fix), where both
+    /// are known: the merchants' positions by their ids, then the distances computed by the database.
+    private static func measureVisits(_ entries: inout [HistoryEntry], on connection: Connection) throws {
+        let merchants = Array(Set(entries.compactMap { $0.lat == nil ? nil : $0.merchantId })).sorted()
+        guard !merchants.isEmpty else { return }
+        var addresses: [String: (lat: Double, lon: Double)] = [:]
+        for row in try connection.query(
+            """
+            SELECT DISTINCT ON (f.entity_id) f.entity_id, f.lat, f.lon FROM projections.fixes f
+            WHERE f.entity_kind = 'merchant' AND f.entity_id = ANY ($1)
+              AND f.event_type = '\(EventType.merchantAddressFixed.rawValue)' AND f.accuracy = 'precise'
+            ORDER BY f.entity_id, f.captured_at DESC, f.event_id DESC
+            """, [merchants])
+        {
+            addresses[try row.decode(0)] = (try row.decode(1), try row.decode(2))
+        }
+        let measured = entries.indices.filter { entries[$0].lat != nil && entries[$0].merchantId.flatMap { addresses[$0] } != nil }
+        guard !measured.isEmpty else { return }
+        let measuredAddresses = measured.map { addresses[entries[$0].merchantId!]! }
+        let distances = try connection.query(
+            """
+            SELECT geo_distance_m(x.lat, x.lon, x.address_lat, x.address_lon)
+            FROM unnest($1::float8[], $2::float8[], $3::float8[], $4::float8[]) WITH ORDINALITY x (lat, lon, address_lat, address_lon, n)
+            ORDER BY x.n
+            """, [measured.map { entries[$0].lat! }, measured.map { entries[$0].lon! }, measuredAddresses.map(\.lat),
+                  measuredAddresses.map(\.lon)])
+        for (index, row) in zip(measured, distances) { entries[index].distanceMetres = try row.decode(0) }
+    }
+
+    /// The SQL of a page's rows (source, position, capture time in microseconds, event id, capture time) and its
+    /// parameters: `$1` is the subject's id, the range's bounds follow.
     struct Query {
         private(set) var parameters: [(any PostgresEncodable)?]
         private(set) var sql = ""
+        /// Whether the page lists visits, whose distances from their merchant's address are measured.
+        private(set) var isVisits = false
 
         init(_ subject: HistorySubject, _ range: HistoryRange) {
             parameters = [subject.id]
@@ -204,34 +293,14 @@ public struct History: Sendable {
             case .visitsToMerchant: parts = visits("merchant_id")
             case .visitsBy: parts = visits("visitor_id")
             }
-            let isVisits = switch subject {
+            isVisits = switch subject {
             case .visitsToMerchant, .visitsBy: true
             default: false
             }
-            let bindings = [EventType.terminalBound, .terminalUnbound].map { "'\($0.rawValue)'" }.joined(separator: ", ")
             sql = """
-                WITH page AS (
-                    SELECT * FROM (
-                    \(parts.joined(separator: "\nUNION ALL\n"))
-                    ) part ORDER BY at DESC, event_id DESC LIMIT \(limit)
-                )
-                SELECT p.position, (extract(epoch FROM p.at) * 1000000)::bigint, p.event_id, e.type, p.at,
-                       f.lat, f.lon, \(StoredFields.metadataNumber(.gcj02Lat, of: "e.metadata")),
-                       \(StoredFields.metadataNumber(.gcj02Lon, of: "e.metadata")),
-                       f.horizontal_accuracy, f.accuracy, f.accuracy_authorization, coalesce(f.provider, fl.provider),
-                       f.region, f.near_boundary, f.claim_mismatch, \(StoredFields.addressText(of: "e.data")), f.adcode,
-                       \(StoredFields.metadata(.app, of: "e.metadata")), \(StoredFields.userId(of: "e.data")),
-                       fl.error_code, fl.category, CASE WHEN fl.position IS NOT NULL THEN \(StoredFields.errorMessage(of: "e.data")) END,
-                       coalesce(v.merchant_id, CASE WHEN e.type IN (\(bindings)) THEN e.data ->> 'merchantId' END),
-                       coalesce(v.visit_id, CASE WHEN fl.entity_kind = 'visit' THEN fl.entity_id END), v.visitor_id,
-                       \(isVisits ? "geo_distance_m(f.lat, f.lon, address.lat, address.lon)" : "NULL::float8")
-                FROM page p
-                JOIN events e ON e.position = p.position
-                LEFT JOIN projections.fixes f ON p.source = 'fix' AND f.position = p.position
-                LEFT JOIN projections.failures fl ON p.source = 'failure' AND fl.position = p.position
-                LEFT JOIN projections.visits v ON p.source = 'fix' AND v.position = p.position
-                \(isVisits ? "LEFT JOIN LATERAL (\(CurrentState.newestFix(kind: "'merchant'", id: "v.merchant_id", types: "'\(EventType.merchantAddressFixed.rawValue)'", preciseOnly: true))) address ON true" : "")
-                ORDER BY p.at DESC, p.event_id DESC
+                SELECT p.source, p.position, (extract(epoch FROM p.at) * 1000000)::bigint, p.event_id, p.at FROM (
+                \(parts.joined(separator: "\nUNION ALL\n"))
+                ) p ORDER BY p.at DESC, p.event_id DESC LIMIT \(limit)
                 """
         }
 
@@ -250,4 +319,9 @@ extension HistorySubject {
         case .merchant(let id), .terminal(let id), .enterprise(let id), .visitsToMerchant(let id), .visitsBy(let id): id
         }
     }
+}
+
+struct HistoryError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
