@@ -80,7 +80,9 @@ let package = Package(
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
-        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geo"]),
+        // An SVG document read back as XML, for the tests of the maps and of the commands that draw them.
+        .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
+        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geo", "SVGTestSupport"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
         .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),
@@ -93,7 +95,7 @@ let package = Package(
             dependencies: ["GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Reports", "Output"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Reports", "Output", "SVGTestSupport"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import DatabaseTestSupport
 import Foundation
+import SVGTestSupport
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -39,7 +40,7 @@ struct MapFormatTests {
         try withFixture { db in
             let outcome = try geoledger(["history", "merchant", "M1", "--format", "svg"], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let svg = try #require(XMLElements(outcome.stdout), "not well-formed XML")
+            let svg = try #require(SVGDocument.parse(outcome.stdout), "not well-formed XML")
             #expect(svg.elements.first?.name == "svg")
             // Each kind of mark is one path of all its marks (then its symbol in the legend): a move to each.
             #expect(svg.marks("precise-fix") == 1)
@@ -61,7 +62,7 @@ struct MapFormatTests {
         try withFixture { db in
             let terminal = try geoledger(["history", "terminal", "T1", "--format", "svg"], db)
             #expect(terminal.status == 0, "\(terminal.stderr)")
-            let svg = try #require(XMLElements(terminal.stdout))
+            let svg = try #require(SVGDocument.parse(terminal.stdout))
             #expect(svg.marks("precise-fix") == 1)
             #expect(svg.marks("merchant-address") == 1)
             #expect(svg.texts.contains("M1"))
@@ -78,7 +79,7 @@ struct MapFormatTests {
         try withFixture { db in
             let outcome = try geoledger(["report", "terminal-drift", "--threshold", "400", "--format", "svg"], db)
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let svg = try #require(XMLElements(outcome.stdout), "not well-formed XML")
+            let svg = try #require(SVGDocument.parse(outcome.stdout), "not well-formed XML")
             #expect(svg.marks("terminal") == 2, "T1 and T2; T3 is within 400 m")
             #expect(svg.marks("merchant-address") == 1)
             #expect(svg.marks("lines") == 2)
@@ -89,7 +90,7 @@ struct MapFormatTests {
 
             let drawn = try geoledger(["report", "terminal-drift", "--format", "svg"], db)
             #expect(drawn.status == 0)
-            #expect(try #require(XMLElements(drawn.stdout)).marks("terminal") == 1, "only T1 is over 1000 m")
+            #expect(try #require(SVGDocument.parse(drawn.stdout)).marks("terminal") == 1, "only T1 is over 1000 m")
 
             let none = try geoledger(["report", "terminal-drift", "--threshold", "5000", "--format", "svg"], db)
             #expect(none.status == 1)
@@ -99,50 +100,5 @@ struct MapFormatTests {
             #expect(other.status == 64)
             #expect(other.stderr.contains("--format svg draws terminal-drift only"))
         }
-    }
-}
-
-/// An XML document read back with Foundation's XMLParser: its elements in order, with attributes and text.
-final class XMLElements: NSObject, XMLParserDelegate {
-    struct Element {
-        var name: String
-        var attributes: [String: String]
-        var text: String
-    }
-
-    private(set) var elements: [Element] = []
-    private var open: [Int] = []
-
-    /// nil when `text` is not well-formed XML.
-    init?(_ text: String) {
-        super.init()
-        let parser = XMLParser(data: Data(text.utf8))
-        parser.delegate = self
-        guard parser.parse() else { return nil }
-    }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
-        open.append(elements.count)
-        elements.append(Element(name: elementName, attributes: attributes, text: ""))
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        open.removeLast()
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        for index in open { elements[index].text += string }
-    }
-
-    var texts: [String] { elements.filter { $0.name == "text" }.map(\.text) }
-
-    /// The marks (or lines) drawn on the map of a class: the moves in the first path of that class, which holds
-    /// them all; the legend's symbols come after it.
-    func marks(_ className: String) -> Int {
-        guard let path = elements.first(where: {
-            $0.name == "path" && ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(className))
-        }) else { return 0 }
-        return (path.attributes["d"] ?? "").filter { $0 == "M" }.count
     }
 }

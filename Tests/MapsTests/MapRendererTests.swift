@@ -1,4 +1,5 @@
 import Foundation
+import SVGTestSupport
 import Geo
 @testable import Maps
 import Testing
