@@ -179,6 +179,17 @@ enum IngestBench {
 
     /// `geoledger-bench history`: the workload ingested (untimed) into a fresh database, then the history stage.
     static func runHistory(server: PostgresConfiguration, options: Options) throws {
+        try withIngestedWorkload(server: server, options: options) { connection in
+            try settle(connection, before: "history")
+            try HistoryBench.run(on: connection)
+        }
+    }
+
+    /// Writes the workload of `options` to a temporary file, ingests it (untimed) into a fresh database of its own and
+    /// runs `body` on that database: the setting of the stages that time queries rather than the ingest.
+    static func withIngestedWorkload(
+        server: PostgresConfiguration, options: Options, _ body: (Connection) throws -> Void
+    ) throws {
         let admin = try Connection.connect(server)
         defer { admin.close() }
         let path = FileManager.default.temporaryDirectory
@@ -186,17 +197,17 @@ enum IngestBench {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let counts = try options.spec.write(to: path)
         emit("workload_events=\(counts.valid)")
+        let service = IngestService(classifier: try BoundaryClassifier.bundled())
         try withDatabase(server, admin: admin) { connection, database in
             let descriptor = open(path, O_RDONLY)
             guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
             defer { close(descriptor) }
             let decider = try Connection.connect(database)
             defer { decider.close() }
-            let totals = try StreamIngestor(service: IngestService(classifier: try BoundaryClassifier.bundled()), batchSize: options.batchSize)
+            let totals = try StreamIngestor(service: service, batchSize: options.batchSize)
                 .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
             emit("ingest_appended=\(totals.appended)")
-            try settle(connection, before: "history")
-            try HistoryBench.run(on: connection)
+            try body(connection)
         }
     }
 

@@ -37,24 +37,6 @@ enum ReportsBench {
 
     /// A fresh database with the bench's workload ingested, then the reports timed on it.
     static func run(server: PostgresConfiguration, options: IngestBench.Options) throws {
-        let admin = try Connection.connect(server)
-        defer { admin.close() }
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("geoledger-bench-\(UUID().uuidString.lowercased()).ndjson").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let counts = try options.spec.write(to: path)
-        emit("workload_events=\(counts.valid)")
-        let service = IngestService(classifier: try BoundaryClassifier.bundled())
-        try IngestBench.withDatabase(server, admin: admin) { connection, database in
-            let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
-            defer { close(descriptor) }
-            let decider = try Connection.connect(database)
-            defer { decider.close() }
-            let totals = try StreamIngestor(service: service, batchSize: options.batchSize).run(
-                SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
-            emit("ingest_appended=\(totals.appended)")
-            try run(on: connection)
-        }
+        try IngestBench.withIngestedWorkload(server: server, options: options) { connection in try run(on: connection) }
     }
 }
