@@ -31,7 +31,7 @@ let package = Package(
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.

@@ -1,3 +1,5 @@
+import JSON
+
 /// What a handler answers. The server sets `Content-Length`, `Date` and `X-Request-Id`, and gzips the
 /// body when the client accepts it and it is worth it.
 public struct HTTPResponse: Sendable, Equatable {
@@ -27,29 +29,9 @@ public struct HTTPResponse: Sendable, Equatable {
     ///   - message: One sentence for people.
     ///   - field: The parameter or member at fault, when there is one.
     public static func error(_ status: HTTPStatus, code: String, message: String, field: String? = nil) -> HTTPResponse {
-        var text = #"{"error":{"code":"# + jsonString(code) + #","message":"# + jsonString(message)
-        if let field { text += #","field":"# + jsonString(field) }
+        var text = #"{"error":{"code":"# + JSONValue.quoted(code) + #","message":"# + JSONValue.quoted(message)
+        if let field { text += #","field":"# + JSONValue.quoted(field) }
         text += "}}"
         return .json(Array(text.utf8), status: status)
     }
-}
-
-/// A JSON string literal. The error document is the only JSON this module writes; everything else is
-/// rendered by the application and handed over as bytes.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }
