@@ -19,12 +19,12 @@ public enum ApplicationPrivileges {
                 GRANT USAGE ON SCHEMA projections TO \(role);
                 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA projections TO \(role);
                 GRANT UPDATE ON projections.terminals, projections.latest_fixes, projections.daily_events, projections.fix_days,
-                    projections.accuracy_values TO \(role);
+                    projections.accuracy_buckets, projections.accuracy_values TO \(role);
                 GRANT SELECT, INSERT, DELETE ON api_tokens TO \(role);
                 GRANT UPDATE (last_used_at) ON api_tokens TO \(role);
                 GRANT EXECUTE ON FUNCTION report_region_mismatch, report_accuracy, report_providers,
                     report_terminal_drift, report_visit_distance, report_outside_region, report_stale, report_daily,
-                    report_platform, report_fix_counts, report_day_of, report_day_after TO \(role);
+                    report_fix_counts, report_fix_stats, report_day_of, report_day_after, accuracy_bucket TO \(role);
                 """)
         }
     }

@@ -29,7 +29,8 @@ enum EventPayload {
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
-            app: submission.actor.app, os: submission.actor.os, fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
+            app: submission.actor.app, os: submission.actor.os, platform: submission.actor.resolvedPlatform,
+            fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
             failure: submission.body.failure.map {
                 ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: submission.actor.resolvedPlatform)
             },

@@ -20,8 +20,10 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The metadata's `capturedAt`.
     let capturedAt: Date?
     let app: String?
-    /// The sender's operating system as sent (`data.actor.os`), for the reports by platform.
+    /// The sender's operating system as sent (`data.actor.os`).
     let os: String?
+    /// The sender's platform (``Platform/of(explicit:os:)``), stored with its fix for the reports by platform.
+    let platform: Platform?
     /// The UTC day of the metadata's `receivedAt` (`YYYY-MM-DD`), for the daily counts.
     let receivedDay: String?
     /// The UTC day of the metadata's `capturedAt`, for the fixes per day.
@@ -176,8 +178,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         subscript(field: Field) -> JSONValue? { values[field.rawValue] }
     }
 
-    /// The values of the data that the projections read: the sender's `actor.os` of every event, and fields of
-    /// ``typesReadingData``.
+    /// The values of the data that the projections read: the sender's `actor.os` and `actor.platform` of every
+    /// event, and fields of ``typesReadingData``.
     struct DataFields {
         enum Field: Int, CaseIterable {
             case merchantId, visitorId, note, actorOS, actorPlatform
@@ -222,14 +224,15 @@ public struct ProjectedEvent: Sendable, Equatable {
         if Self.typesReadingData.contains(type), data == nil {
             throw ProjectionError(position, "a \(type) event needs its data")
         }
+        // The platform comes from the actor as sent.
+        let platform = Platform.of(
+            explicit: data?[.actorPlatform]?.stringValue.flatMap(Platform.init(rawValue:)), os: data?[.actorOS]?.stringValue)
         var failure: Failure?
         if metadata[.failure] != nil {
-            // The category is recomputed (see ``Failure``); the platform comes from the actor as sent.
-            let explicit = data?[.actorPlatform]?.stringValue.flatMap(Platform.init(rawValue:))
+            // The category is recomputed (see ``Failure``).
             failure = Failure(
                 provider: try fields.string(metadata, .failureProvider),
-                errorCode: try fields.integer(metadata, .errorCode),
-                platform: Platform.of(explicit: explicit, os: data?[.actorOS]?.stringValue))
+                errorCode: try fields.integer(metadata, .errorCode), platform: platform)
         }
         var visit: Visit?
         if type == EventType.visitRecorded.rawValue, let data {
@@ -244,7 +247,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         try self.init(
             position: position, version: version, eventId: eventId, stream: stream, type: type,
             capturedAt: metadata[.capturedAt]?.stringValue, receivedAt: metadata[.receivedAt]?.stringValue,
-            app: metadata[.app]?.stringValue, os: data?[.actorOS]?.stringValue, fix: fix, failure: failure, visit: visit,
+            app: metadata[.app]?.stringValue, os: data?[.actorOS]?.stringValue, platform: platform, fix: fix, failure: failure,
+            visit: visit,
             boundMerchantId: boundMerchantId)
     }
 
@@ -254,10 +258,11 @@ public struct ProjectedEvent: Sendable, Equatable {
     ///   - capturedAt: `timestamptz` text (UTC), as in the metadata; required with a fix or a failure.
     ///   - receivedAt: `timestamptz` text (UTC), as in the metadata; the time of an unbind.
     ///   - os: the sender's operating system as sent (`data.actor.os`).
+    ///   - platform: the sender's ``Actor/resolvedPlatform``.
     ///   - boundMerchantId: the merchant of a bind or unbind (`data.merchantId`); required for those.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
-        receivedAt: String?, app: String?, os: String? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
+        receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
         boundMerchantId: String?
     ) throws {
         self.position = position
@@ -273,6 +278,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         self.app = app
         self.os = os
+        self.platform = platform
         // UTC timestamptz text starts with its day.
         receivedDay = receivedAt.map { String($0.prefix(10)) }
         capturedDay = capturedAt.map { String($0.prefix(10)) }

@@ -1,17 +1,18 @@
 import Foundation
+import LocationEvents
 import Postgres
 
 /// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
 /// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per horizontal accuracy
-/// (`accuracy_values`). Written with the history rows, in the same transaction, as upserts: a batch
-/// adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
+/// (`accuracy_buckets`, `accuracy_values`). Written with the history rows, in the same transaction, as upserts: a
+/// batch adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
 /// the batches and their order, in an append or in replay's chunks.
 extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
-    static let summaryTables: Set<String> = ["accuracy_values", "daily_events", "fix_days", "latest_fixes"]
+    static let summaryTables: Set<String> = ["accuracy_buckets", "accuracy_values", "daily_events", "fix_days", "latest_fixes"]
 
     func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
-        // Both upserts go in key order, so that replay's chunks, on connections of their own, wait for each other
+        // Every upsert goes in key order, so that replay's chunks, on connections of their own, wait for each other
         // rather than deadlock.
         try addDailyCounts(of: events, on: connection)
         try addFixCounts(of: events, on: connection)
@@ -45,55 +46,69 @@ extension Projector {
     }
 
     private struct FixDayKey: Hashable, Comparable {
-        let day, provider, app, os, accuracy, authorization: String
+        let day, provider, app, accuracy, authorization: String
         let claimMismatch: Bool
 
         static func < (a: FixDayKey, b: FixDayKey) -> Bool {
-            let (x, y) = ([a.day, a.provider, a.app, a.os, a.accuracy, a.authorization], [b.day, b.provider, b.app, b.os, b.accuracy, b.authorization])
+            let (x, y) = ([a.day, a.provider, a.app, a.accuracy, a.authorization], [b.day, b.provider, b.app, b.accuracy, b.authorization])
             return x != y ? x.lexicographicallyPrecedes(y) : (!a.claimMismatch && b.claimMismatch)
         }
     }
 
-    private struct AccuracyKey: Hashable, Comparable {
-        let provider, app, os: String
+    private struct AccuracyKey: Hashable {
+        let provider, platform, app: String
         let horizontalAccuracy: Double
-
-        static func < (a: AccuracyKey, b: AccuracyKey) -> Bool {
-            (a.provider, a.app, a.os, a.horizontalAccuracy) < (b.provider, b.app, b.os, b.horizontalAccuracy)
-        }
     }
 
-    /// `fix_days` and `accuracy_values`.
+    /// `fix_days`, `accuracy_buckets` and `accuracy_values`.
     private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
         var days: [FixDayKey: Int64] = [:]
-        var values: [AccuracyKey: Int64] = [:]
+        var values: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
         for event in events {
             guard let fix = event.fix, let day = event.capturedDay else { continue }
-            let (app, os) = (event.app ?? "", event.os ?? "")
-            days[FixDayKey(day: day, provider: fix.provider, app: app, os: os, accuracy: fix.accuracy,
+            let app = event.app ?? ""
+            days[FixDayKey(day: day, provider: fix.provider, app: app, accuracy: fix.accuracy,
                            authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
-            values[AccuracyKey(provider: fix.provider, app: app, os: os, horizontalAccuracy: fix.horizontalAccuracy), default: 0] += 1
+            let key = AccuracyKey(
+                provider: fix.provider, platform: Platform.text(event.platform), app: app, horizontalAccuracy: fix.horizontalAccuracy)
+            values[key, default: (0, 0)].fixes += 1
+            values[key, default: (0, 0)].mismatches += fix.claimMismatch ? 1 : 0
         }
         guard !days.isEmpty else { return }
         let dayKeys = days.keys.sorted()
         _ = try connection.query(
             """
-            INSERT INTO \(schema).fix_days AS d (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch, fixes)
-            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::bigint[])
-            ON CONFLICT (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch)
+            INSERT INTO \(schema).fix_days AS d (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)
+            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[])
+            ON CONFLICT (day, provider, app, accuracy, accuracy_authorization, claim_mismatch)
             DO UPDATE SET fixes = d.fixes + excluded.fixes
             """,
-            [dayKeys.map(\.day), dayKeys.map(\.provider), dayKeys.map(\.app), dayKeys.map(\.os), dayKeys.map(\.accuracy),
+            [dayKeys.map(\.day), dayKeys.map(\.provider), dayKeys.map(\.app), dayKeys.map(\.accuracy),
              dayKeys.map(\.authorization), dayKeys.map(\.claimMismatch), dayKeys.map { days[$0]! }])
-        let valueKeys = values.keys.sorted()
+        // Each value's bucket is the database's accuracy_bucket; the rows go in key order, sorted there.
+        let valueKeys = Array(values.keys)
+        let parameters: [(any PostgresEncodable)?] = [
+            valueKeys.map(\.provider), valueKeys.map(\.platform), valueKeys.map(\.app), valueKeys.map(\.horizontalAccuracy),
+            valueKeys.map { values[$0]!.fixes }, valueKeys.map { values[$0]!.mismatches }]
         _ = try connection.query(
             """
-            INSERT INTO \(schema).accuracy_values AS v (provider, app, os, horizontal_accuracy, fixes)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[])
-            ON CONFLICT (provider, app, os, horizontal_accuracy) DO UPDATE SET fixes = v.fixes + excluded.fixes
-            """,
-            [valueKeys.map(\.provider), valueKeys.map(\.app), valueKeys.map(\.os), valueKeys.map(\.horizontalAccuracy),
-             valueKeys.map { values[$0]! }])
+            INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
+            SELECT provider, platform, app, accuracy_bucket(value), sum(fixes), sum(mismatches)
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[])
+                AS u (provider, platform, app, value, fixes, mismatches)
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            ON CONFLICT (provider, platform, app, bucket)
+            DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
+            """, parameters)
+        _ = try connection.query(
+            """
+            INSERT INTO \(schema).accuracy_values AS v (provider, platform, bucket, horizontal_accuracy, app, fixes)
+            SELECT provider, platform, accuracy_bucket(value), value, app, fixes
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[])
+                AS u (provider, platform, app, value, fixes, mismatches)
+            ORDER BY 1, 2, 3, 4, 5
+            ON CONFLICT (provider, platform, bucket, horizontal_accuracy, app) DO UPDATE SET fixes = v.fixes + excluded.fixes
+            """, parameters)
     }
 
     private struct EntityKey: Hashable, Comparable {

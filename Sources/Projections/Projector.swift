@@ -66,7 +66,7 @@ public struct Projector: Sendable {
 
     static let fixColumns = """
         event_id, event_type, entity_kind, entity_id, captured_at, lat, lon, horizontal_accuracy, \
-        accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app, os
+        accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app, os, platform
         """
     static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app, platform, os"
     static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at"
@@ -92,6 +92,7 @@ public struct Projector: Sendable {
             row.text(fix.adcode)
             row.text(event.app)
             row.text(event.os)
+            row.text(Platform.text(event.platform))
             rows.fix = row
         }
         if let failure = event.failure {

@@ -35,8 +35,8 @@ enum ReportCommand {
 
             A merchant's address position is its newest precise address fix; terminal-drift takes a
             terminal's newest precise fix, visit-distance the visit's own fix, stale the newest fix of
-            any quality. Platform (providers) is ios, android or unknown,
-            read from the os the app sent. daily counts appended events only (answer 'appended'):
+            any quality. Platform (providers) is ios, android or unknown: the actor's
+            platform when sent, else read from its os. daily counts appended events only (answer 'appended'):
             rejected items are not stored. Shares are fractions of 1; accuracies and distances metres.
             An unknown report name is a usage error (exit 64).
 

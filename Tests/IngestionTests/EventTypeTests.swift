@@ -38,7 +38,7 @@ struct EventTypeTests {
             "entity_kind": "merchant", "entity_id": "M0001", "captured_at": "2026-11-29T02:00:00+00:00",
             "horizontal_accuracy": 35, "accuracy_authorization": "full", "accuracy": "precise", "provider": "amap",
             "region": "mainland", "near_boundary": false, "claim_mismatch": false, "adcode": "310101", "app": "onboarding",
-            "os": "iOS 17.2",
+            "os": "iOS 17.2", "platform": "ios",
         ]
         expectMembers(fix, expected)
         #expect(Set(fix.objectValue?.keys.map { $0 } ?? []) == Set(expected.keys).union(["lat", "lon"]))

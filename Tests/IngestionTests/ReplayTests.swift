@@ -16,7 +16,7 @@ struct ReplayTests {
         try db.ingest(workload.shuffled(seed: seed), batchSize: batchSize)
         let inline = try db.allProjections()
         #expect(inline.keys.sorted() == [
-            "accuracy_values", "daily_events", "failures", "fix_days", "fixes", "latest_fixes", "terminals", "visits",
+            "accuracy_buckets", "accuracy_values", "daily_events", "failures", "fix_days", "fixes", "latest_fixes", "terminals", "visits",
         ])
         #expect(try db.count("SELECT count(*) FROM projections.terminals WHERE terminal_id IN ('T4', 'T5')") == 2)
         let inlineStates = try db.currentStates()
@@ -123,9 +123,9 @@ struct ReplayTests {
         // The co-location group is the live tables' own: the rebuilt ones joined it.
         #expect(try db.connection.query(layoutQuery).first!.decode(0, as: String.self) == before)
         #expect(try db.allProjections() == inline)
-        // The live tables only, on the coordinator: the four histories and bindings and the reports' four summary
+        // The live tables only, on the coordinator: the four histories and bindings and the reports' five summary
         // tables, nothing left of the rebuild.
-        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%'") == 8)
+        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%'") == 9)
         #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%' AND schemaname <> 'projections'") == 0)
     }
 }

@@ -221,6 +221,59 @@ struct ReportTests {
         ])
     }
 
+    /// Horizontal accuracies on both sides of the summaries' bucket bounds (whole metres to two significant digits),
+    /// repeated and spread over providers, platforms and apps; then values of a wider range.
+    static let edges: [Double] = [0.5, 1, 9.99, 10, 15.5, 16, 99.9, 99.99, 100, 100.5, 101, 109.99, 110, 119.9, 120, 999,
+                                  1000, 1049.5, 1050, 4567.8, 4999, 5000, 12345.6, 99_999]
+
+    @Test("providers: the median and p90 over the whole history, read from the summaries, are percentile_cont's over the fixes, with each filter")
+    func exactPercentiles() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        var state: UInt64 = 14
+        func next(_ bound: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % bound
+        }
+        let actors = [Self.ios, Self.android, Self.agent]
+        let providers = ["amap", "tencent", "apple"]
+        let events = (0..<600).map { n -> String in
+            let accuracy = n < 3 * Self.edges.count ? Self.edges[n % Self.edges.count]
+                : next(4) == 0 ? Double(next(200_000)) / 10 + 0.1 : Double(next(1_500)) / 10 + 1
+            let fix = Self.fix(Self.m1.lat + Double(next(100)) / 10_000, Self.m1.lon, accuracy: accuracy,
+                               provider: providers[Int(next(3))], at: "2026-11-0\(1 + next(9))T10:00:00+08:00",
+                               claimedInRegion: next(5) != 0)
+            return Self.sent(Client.terminalLocated(eventId(100 + n), terminal: "T\(n % 7)", fix: fix), by: actors[Int(next(3))])
+        }
+        try db.ingest(events, batchSize: 100)
+        // Several values share a bucket, and buckets a value's neighbours.
+        #expect(try db.count("SELECT count(*) FROM projections.accuracy_buckets") < (try db.count("SELECT count(*) FROM projections.accuracy_values")))
+        for (app, provider) in [(nil, nil), ("merchant", nil), (nil, "tencent"), ("terminal-agent", "amap")] as [(String?, String?)] {
+            let expected = try db.connection.query(
+                """
+                SELECT provider, platform, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY horizontal_accuracy),
+                       percentile_cont(0.9) WITHIN GROUP (ORDER BY horizontal_accuracy), avg(claim_mismatch::int)::float8
+                FROM projections.fixes
+                WHERE ($1::text IS NULL OR app = $1) AND ($2::text IS NULL OR provider = $2)
+                GROUP BY 1, 2 ORDER BY 1, 2
+                """, [app, provider]
+            ).map { row -> [Value] in
+                [.text(try row.decode(0, as: String.self)), .text(try row.decode(1, as: String.self)),
+                 .integer(try row.decode(2, as: Int64.self)), .number(try row.decode(3, as: Double.self)),
+                 .number(try row.decode(4, as: Double.self)), .number(try row.decode(5, as: Double.self))]
+            }
+            // Three providers on two platforms.
+            #expect(app == nil && provider == nil ? expected.count == 6 : !expected.isEmpty, "\(app ?? "-") \(provider ?? "-")")
+            // The whole history (the summaries) and a range holding all of it (the fix history) alike.
+            for from in [nil, Self.at("2026-01-01")] {
+                let actual = try rows(db, .providers, ReportFilters(from: from, app: app, provider: provider)).map {
+                    [$0[0], $0[1], $0[2], $0[5], $0[6], $0[7]]
+                }
+                expectRows(actual, expected)
+            }
+        }
+    }
+
     @Test("stale: merchants and bound terminals whose newest fix is older than the days, counted back from --to")
     func stale() throws {
         let db = try fixture()

@@ -55,7 +55,7 @@ struct StoredBytesGoldenTests {
             }
         }
         #expect(hex(SHA256.digest(events)) == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
-        #expect(hex(SHA256.digest(rows)) == "b28d39ea58b17610081508c13f2d345f80f76ca8043dad1ca4bcf83e34e9e656")
+        #expect(hex(SHA256.digest(rows)) == "af1033e326d2e01c952f1fbf818a750469c2132119fa4b2e16c1ceeb436ac170")
     }
 
     private func hex(_ bytes: [UInt8]) -> String {
