@@ -70,6 +70,32 @@ public final class Connection: @unchecked Sendable {
         exclusively { conn.map { PQbackendPID($0) } ?? 0 }
     }
 
+    /// Runs `body`, collecting the notices the server sends meanwhile (such as the plans `auto_explain` writes at
+    /// `auto_explain.log_level = notice`), which are otherwise dropped.
+    /// - Returns: `body`'s result and the notices' texts, as libpq formats them (`NOTICE:  ...`), in order.
+    public func collectingNotices<R>(_ body: () throws -> R) throws -> (result: R, notices: [String]) {
+        let collector = NoticeCollector()
+        let context = Unmanaged.passUnretained(collector).toOpaque()
+        try exclusively {
+            guard let conn else { throw PostgresError(.connection, "the connection is closed") }
+            PQsetNoticeProcessor(conn, { context, message in
+                guard let context, let message else { return }
+                Unmanaged<NoticeCollector>.fromOpaque(context).takeUnretainedValue().notices.append(String(cString: message))
+            }, context)
+        }
+        defer {
+            exclusively {
+                if let conn { PQsetNoticeProcessor(conn, { _, _ in }, nil) }
+            }
+        }
+        let result = try withExtendedLifetime(collector) { try body() }
+        return (result, collector.notices)
+    }
+
+    private final class NoticeCollector {
+        var notices: [String] = []
+    }
+
     /// Closes the connection; later calls throw.
     public func close() {
         exclusively {

@@ -26,11 +26,37 @@ enum ReportsBench {
         guard let slowest = times.max(by: { $0.1 < $1.1 })?.0 else { return }
         emit("report_slowest=\(slowest.rawValue)")
         emit("report_slowest_plan:")
-        // With the working memory the reports run with (Reports.table).
-        try connection.transaction { transaction in
-            try transaction.execute("SET LOCAL work_mem = '64MB'")
-            for row in try transaction.query("EXPLAIN (ANALYZE, BUFFERS) " + Reports.defaultQuery(slowest)) {
-                emit("  " + (try row.decode(0, as: String.self)))
+        for line in try plans(of: slowest, on: connection) { emit("  " + line) }
+    }
+
+    /// The plans of the statements the report's function runs, then of its call, as `auto_explain` writes them with
+    /// `log_nested_statements` (`EXPLAIN` of the call would show only a `Function Scan`); with the working memory the
+    /// reports run with (``Reports/table(_:_:on:)``). Loading `auto_explain` takes a superuser: without one, the
+    /// call's plan, saying so.
+    static func plans(of report: Report, on connection: Connection) throws -> [String] {
+        do {
+            let (_, notices) = try connection.collectingNotices {
+                try connection.transaction { transaction in
+                    try transaction.execute("""
+                        LOAD 'auto_explain';
+                        SET LOCAL auto_explain.log_min_duration = 0;
+                        SET LOCAL auto_explain.log_analyze = on;
+                        SET LOCAL auto_explain.log_buffers = on;
+                        SET LOCAL auto_explain.log_nested_statements = on;
+                        SET LOCAL auto_explain.log_level = notice;
+                        SET LOCAL work_mem = '64MB'
+                        """)
+                    _ = try transaction.query(Reports.defaultQuery(report))
+                }
+            }
+            return notices.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        } catch let error as PostgresError {
+            return try connection.transaction { transaction in
+                try transaction.execute("SET LOCAL work_mem = '64MB'")
+                let plan = try transaction.query("EXPLAIN (ANALYZE, BUFFERS) " + Reports.defaultQuery(report)).map {
+                    try $0.decode(0, as: String.self)
+                }
+                return ["(the function's call only: auto_explain: \(error))"] + plan
             }
         }
     }

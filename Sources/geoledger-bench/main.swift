@@ -32,8 +32,9 @@ let usage = """
                                time, and the server's peak resident memory (VmHWM)
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
       reports [OPTIONS]        ingest the workload into a fresh database, then time every report with its
-                               default filters (report_<name>_ms, the best of three) and print the plan
-                               of the slowest; 'all' does the same on the replayed database
+                               default filters (report_<name>_ms, the best of three) and print the plans
+                               of the statements inside the slowest's function, executed (auto_explain,
+                               which takes a superuser); 'all' does the same on the replayed database
 
     Options of all, ingest, history, reports, http and workload:
       --events N       events in the workload (default 1,000,000)

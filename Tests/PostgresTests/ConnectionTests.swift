@@ -14,6 +14,21 @@ import Testing
         #expect(try row.decode(2, as: String.self).hasPrefix("ISO"))
     }
 
+    @Test("the notices sent while a body runs are collected, in order; before and after it they are dropped")
+    func noticesAreCollected() throws {
+        let connection = try TestDatabase.connectToServer()
+        defer { connection.close() }
+        try connection.execute("DO $$ BEGIN RAISE NOTICE 'before'; END $$")
+        let (count, notices) = try connection.collectingNotices {
+            try connection.execute("DO $$ BEGIN RAISE NOTICE 'first'; RAISE NOTICE 'second'; END $$")
+            return try connection.query("SELECT 1").count
+        }
+        #expect(count == 1)
+        #expect(notices == ["NOTICE:  first\n", "NOTICE:  second\n"])
+        let (_, later) = try connection.collectingNotices { try connection.execute("SELECT 1") }
+        #expect(later.isEmpty)
+    }
+
     @Test func scalarsRoundTrip() throws {
         let connection = try TestDatabase.connectToServer()
         let uuid = UUID()
