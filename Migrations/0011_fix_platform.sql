@@ -219,3 +219,15 @@ BEGIN
         ORDER BY 1, 2;
 END
 $$;
+
+-- No JIT compilation for the reports: their queries read summaries and indexes, and the planner's estimates (of a
+-- subquery run per group, a filter per row) pass the JIT thresholds where compiling costs far more than it saves,
+-- a second on a million events. A function's setting holds for the statements inside it.
+ALTER FUNCTION report_region_mismatch(timestamptz, timestamptz, text, text) SET jit = off;
+ALTER FUNCTION report_accuracy(timestamptz, timestamptz, text, text) SET jit = off;
+ALTER FUNCTION report_providers(timestamptz, timestamptz, text, text) SET jit = off;
+ALTER FUNCTION report_terminal_drift(timestamptz, timestamptz, text, text, float8) SET jit = off;
+ALTER FUNCTION report_visit_distance(timestamptz, timestamptz, text, text, float8) SET jit = off;
+ALTER FUNCTION report_outside_region(timestamptz, timestamptz, text, text) SET jit = off;
+ALTER FUNCTION report_stale(timestamptz, text, text, integer) SET jit = off;
+ALTER FUNCTION report_daily(timestamptz, timestamptz, text, text) SET jit = off;

@@ -5,7 +5,7 @@ import JSON
 import Output
 import Postgres
 import Projections
-import Reports
+@testable import Reports
 import Testing
 
 /// Every report on a fixture written through the ingest, whose rows are worked out by hand: positions are sent in
@@ -313,6 +313,18 @@ struct ReportTests {
         expectRows(try rows(db, .daily, ReportFilters(from: Self.at("2026-11-29T23:00:00Z"))), try rows(db, .daily))
         expectRows(try rows(db, .daily, ReportFilters(from: Self.at("2026-11-30"))), [])
         expectRows(try rows(db, .daily, ReportFilters(to: Self.at("2026-11-29"))), [])
+    }
+
+    @Test("every report's function runs without JIT compilation, which costs more than it saves on these queries")
+    func noJIT() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        for report in Report.allCases {
+            let settings = try db.connection.query(
+                "SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = $1", [report.function]
+            ).map { try $0.decode(0, as: String?.self) }
+            #expect(settings == ["jit=off"], "\(report.function)")
+        }
     }
 
     @Test("every report is empty on an empty database")
