@@ -18,12 +18,13 @@ struct JSONParser {
     /// escapes are put in order by their bytes in place, without comparing strings.
     private var names: [NameSpan] = []
 
-    /// A member name's bytes in the input, between its quotes; `escaped` when they hold an escape, so that they are
-    /// not the name's UTF-8.
+    /// A member name's bytes in the input, between its quotes, when they hold no escape (and so are its UTF-8).
     private struct NameSpan {
         var start: Int
         var count: Int
-        var escaped: Bool
+        /// Its first 8 bytes as a big-endian number, zeros after a shorter name (no name holds a NUL byte): most
+        /// names are told apart, and ordered, by this alone.
+        var head: UInt64
     }
 
     static func parse(_ data: Data) throws -> JSONValue {
@@ -121,14 +122,18 @@ struct JSONParser {
         values.reserveCapacity(Self.expectedMembers)
         let firstName = names.count
         defer { names.removeSubrange(firstName...) }
+        var escaped = false
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let nameStart = index + 1
             let key = try parseString()
-            // An escape always takes more bytes than what it stands for.
             let nameCount = index - 1 - nameStart
-            names.append(NameSpan(start: nameStart, count: nameCount, escaped: nameCount != key.utf8.count))
+            // An escape always takes more bytes than what it stands for.
+            if nameCount != key.utf8.count { escaped = true }
+            var head: UInt64 = 0
+            for offset in 0..<8 { head = head << 8 | UInt64(offset < nameCount ? bytes[nameStart + offset] : 0) }
+            names.append(NameSpan(start: nameStart, count: nameCount, head: head))
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
@@ -145,7 +150,7 @@ struct JSONParser {
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(try object(&keys, &values, namesFrom: firstName))
+                return .object(try object(&keys, &values, namesFrom: firstName, escaped: escaped))
             default:
                 throw expected("',' or '}'")
             }
@@ -156,9 +161,11 @@ struct JSONParser {
     /// ``JSONObject/insertionLimit`` names without escapes are sorted in place by their bytes, which is their
     /// UTF-8; any other object is left to ``JSONObject`` to sort.
     /// - Throws: `JSONValueError.duplicateKey` naming the name ``JSONObject`` would name.
-    private mutating func object(_ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int) throws -> JSONObject {
+    private mutating func object(
+        _ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int, escaped: Bool
+    ) throws -> JSONObject {
         let count = keys.count
-        if count > JSONObject.insertionLimit || names[firstName...].contains(where: \.escaped) {
+        if count > JSONObject.insertionLimit || escaped {
             var duplicate: String?
             let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
             if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
@@ -192,8 +199,9 @@ struct JSONParser {
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.
     private func compareNames(_ left: NameSpan, _ right: NameSpan) -> Int {
+        if left.head != right.head { return left.head < right.head ? -1 : 1 }
         let common = min(left.count, right.count)
-        var offset = 0
+        var offset = 8
         while offset < common {
             let a = bytes[left.start + offset]
             let b = bytes[right.start + offset]

@@ -128,6 +128,7 @@ struct JSONParserTests {
         (#"{"c":1,"b":1,"a":1,"a":2,"b":2}"#, "a"),
         (#"{"a":1,"\u0061":2}"#, "a"),
         (#"{"fix":{"z":1,"y":1,"z":2}}"#, "fix.z"),
+        (#"{"abcdefghij":1,"abcdefgh":1,"abcdefghij":2}"#, "abcdefghij"),
     ])
     func firstRepeatIsNamed(text: String, path: String) {
         #expect(throws: JSONValueError.duplicateKey(path: path)) { try parse(text) }
@@ -140,6 +141,8 @@ struct JSONParserTests {
         #expect(try parse(#"{"\u007a":1,"\u00e9":2,"a":3,"a\u0062":4,"":5,"b":6,"\u4e0a海":7}"#) == expected)
         let object = try #require(try parse(#"{"b":1,"\u0061":2}"#).objectValue)
         #expect(object.keys == ["a", "b"])
+        let long = try #require(try parse(#"{"streetNumber":1,"street":2,"abcdefghz":3,"abcdefgh":4,"abcdefgha":5}"#).objectValue)
+        #expect(long.keys == ["abcdefgh", "abcdefgha", "abcdefghz", "street", "streetNumber"])
     }
 
     @Test("errors name the byte found where it does not belong, and where", arguments: [
