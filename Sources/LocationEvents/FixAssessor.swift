@@ -37,7 +37,8 @@ public struct FixAssessor: Sendable {
         return FixAssessment(
             wgs84: wgs84,
             // A GCJ-02 fix keeps its own coordinates: converting there and back would move it by ~1e-13 degree.
-            gcj02: datum == .gcj02 ? sent : converter.fromWGS84(wgs84, to: .gcj02),
+            // Otherwise as `converter.fromWGS84(wgs84, to: .gcj02)`, with the region already found for `wgs84`.
+            gcj02: datum == .gcj02 ? sent : answer.region.usesGCJ02 ? GCJ02.fromWGS84(wgs84) : wgs84,
             datum: datum,
             datumInferred: fix.datum == nil,
             datumInference: inference,
