@@ -52,8 +52,14 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
+    /// Names already in order, each given once, with the value at the same index.
+    init(sortedKeys keys: [String], values: [JSONValue]) {
+        self.keys = keys
+        self.values = values
+    }
+
     /// Up to this many members, sorting by insertion beats a general sort (and members mostly come in order).
-    private static let insertionLimit = 32
+    static let insertionLimit = 32
 
     /// Inserts in order, searching from the end; a name already present takes the new value.
     /// - Returns: false when the name was already present.

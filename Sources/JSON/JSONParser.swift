@@ -14,6 +14,18 @@ struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
+    /// Where the member names of the objects being read lie in the input, innermost object last: names without
+    /// escapes are put in order by their bytes in place, without comparing strings.
+    private var names: [NameSpan] = []
+
+    /// A member name's bytes in the input, between its quotes, when they hold no escape (and so are its UTF-8).
+    private struct NameSpan {
+        var start: Int
+        var count: Int
+        /// Its first 8 bytes as a big-endian number, zeros after a shorter name (no name holds a NUL byte): most
+        /// names are told apart, and ordered, by this alone.
+        var head: UInt64
+    }
 
     static func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
@@ -108,10 +120,20 @@ struct JSONParser {
         var values: [JSONValue] = []
         keys.reserveCapacity(Self.expectedMembers)
         values.reserveCapacity(Self.expectedMembers)
+        let firstName = names.count
+        defer { names.removeSubrange(firstName...) }
+        var escaped = false
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
+            let nameStart = index + 1
             let key = try parseString()
+            let nameCount = index - 1 - nameStart
+            // An escape always takes more bytes than what it stands for.
+            if nameCount != key.utf8.count { escaped = true }
+            var head: UInt64 = 0
+            for offset in 0..<8 { head = head << 8 | UInt64(offset < nameCount ? bytes[nameStart + offset] : 0) }
+            names.append(NameSpan(start: nameStart, count: nameCount, head: head))
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
@@ -128,14 +150,65 @@ struct JSONParser {
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                var duplicate: String?
-                let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
-                if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
-                return .object(object)
+                return .object(try object(&keys, &values, namesFrom: firstName, escaped: escaped))
             default:
                 throw expected("',' or '}'")
             }
         }
+    }
+
+    /// The object of the members just read, whose names are `names[firstName...]`. Up to
+    /// ``JSONObject/insertionLimit`` names without escapes are sorted in place by their bytes, which is their
+    /// UTF-8; any other object is left to ``JSONObject`` to sort.
+    /// - Throws: `JSONValueError.duplicateKey` naming the name ``JSONObject`` would name.
+    private mutating func object(
+        _ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int, escaped: Bool
+    ) throws -> JSONObject {
+        let count = keys.count
+        if count > JSONObject.insertionLimit || escaped {
+            var duplicate: String?
+            let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
+            if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
+            return object
+        }
+        // Insertion sort, stable: members mostly come in order, and a name given twice keeps its runs in input order.
+        var repeated = false
+        for member in 1..<max(1, count) {
+            var place = member
+            while place > 0 {
+                let order = compareNames(names[firstName + place - 1], names[firstName + place])
+                if order == 0 { repeated = true }
+                if order <= 0 { break }
+                names.swapAt(firstName + place - 1, firstName + place)
+                keys.swapAt(place - 1, place)
+                values.swapAt(place - 1, place)
+                place -= 1
+            }
+        }
+        if repeated {
+            // As ``JSONObject`` inserting them in input order does: the first name in input order given before it.
+            var first: (start: Int, key: String)?
+            for member in 1..<count where compareNames(names[firstName + member - 1], names[firstName + member]) == 0 {
+                let start = names[firstName + member].start
+                if first.map({ start < $0.start }) ?? true { first = (start, keys[member]) }
+            }
+            if let first { throw JSONValueError.duplicateKey(path: first.key) }
+        }
+        return JSONObject(sortedKeys: keys, values: values)
+    }
+
+    /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.
+    private func compareNames(_ left: NameSpan, _ right: NameSpan) -> Int {
+        if left.head != right.head { return left.head < right.head ? -1 : 1 }
+        let common = min(left.count, right.count)
+        var offset = 8
+        while offset < common {
+            let a = bytes[left.start + offset]
+            let b = bytes[right.start + offset]
+            if a != b { return a < b ? -1 : 1 }
+            offset += 1
+        }
+        return left.count - right.count
     }
 
     private mutating func parseArray() throws -> JSONValue {

@@ -16,7 +16,8 @@ struct FieldChecker {
 
     /// The member, treating JSON null as absent.
     static func member(_ object: JSONObject, _ key: String) -> JSONValue? {
-        guard let value = object[key], value != .null else { return nil }
+        guard let value = object[key] else { return nil }
+        if case .null = value { return nil }
         return value
     }
 
@@ -24,7 +25,7 @@ struct FieldChecker {
     /// `unknown_field` error each, naming its path; past ``maximumUnknownMembers`` in one object, one more error
     /// counts the rest.
     /// - Parameter what: what the object is, for messages: `a fix`.
-    mutating func refuseUnknownMembers(of object: JSONObject, at prefix: String, known: KnownMembers, in what: String) {
+    mutating func refuseUnknownMembers(of object: JSONObject, at prefix: String, known: KnownMembers, in what: @autoclosure () -> String) {
         var next = 0
         var refused = 0
         for key in object.keys {
@@ -36,11 +37,11 @@ struct FieldChecker {
             }
             refused += 1
             if refused <= Self.maximumUnknownMembers {
-                fail(Self.path(prefix, key), .unknownField, "\(what) has no member \(key)")
+                fail(Self.path(prefix, key), .unknownField, "\(what()) has no member \(key)")
             }
         }
         if refused > Self.maximumUnknownMembers {
-            fail(prefix, .unknownField, "\(what) has \(refused - Self.maximumUnknownMembers) more unknown members")
+            fail(prefix, .unknownField, "\(what()) has \(refused - Self.maximumUnknownMembers) more unknown members")
         }
     }
 
@@ -174,7 +175,7 @@ struct FieldChecker {
                 fail(Self.path(prefix, key), .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
                 return nil
             }
-            return Timestamp(rfc3339: text)
+            return Timestamp(text: text, date: date)
         }
     }
 }

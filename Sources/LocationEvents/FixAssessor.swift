@@ -21,22 +21,24 @@ public struct FixAssessor: Sendable {
         let answer = classifier.classify(wgs84)
         let inRegion = answer.region.isInRegion
 
-        var flags: Set<FixFlag> = []
+        // In the order of `FixFlag.allCases`.
+        var flags: [String] = []
         if let province = fix.address?.province, let named = ProvinceNames.region(of: province),
            named != answer.region, !answer.nearBoundary {
-            flags.insert(.provinceRegionMismatch)
+            flags.append(FixFlag.provinceRegionMismatch.rawValue)
         }
         if looksSwapped(sent, datum: datum, region: answer.region) {
-            flags.insert(.possiblySwapped)
+            flags.append(FixFlag.possiblySwapped.rawValue)
         }
         if datum != .wgs84, !answer.region.usesGCJ02 {
-            flags.insert(.chineseDatumOutsideChina)
+            flags.append(FixFlag.chineseDatumOutsideChina.rawValue)
         }
 
         return FixAssessment(
             wgs84: wgs84,
             // A GCJ-02 fix keeps its own coordinates: converting there and back would move it by ~1e-13 degree.
-            gcj02: datum == .gcj02 ? sent : converter.fromWGS84(wgs84, to: .gcj02),
+            // Otherwise as `converter.fromWGS84(wgs84, to: .gcj02)`, with the region already found for `wgs84`.
+            gcj02: datum == .gcj02 ? sent : answer.region.usesGCJ02 ? GCJ02.fromWGS84(wgs84) : wgs84,
             datum: datum,
             datumInferred: fix.datum == nil,
             datumInference: inference,
@@ -46,7 +48,7 @@ public struct FixAssessor: Sendable {
             claimMismatch: fix.claimedInRegion.map { $0 != inRegion } ?? false,
             boundaryVersion: classifier.boundaryVersion,
             accuracy: policy.classify(horizontalAccuracy: fix.horizontalAccuracy, authorization: fix.accuracyAuthorization),
-            flags: FixFlag.allCases.filter(flags.contains).map(\.rawValue))
+            flags: flags)
     }
 
     /// The datum rule of DESIGN.md for fixes sent without one.

@@ -7,7 +7,7 @@ enum ProvinceNames {
     /// The region the name denotes, or nil when it names no province-level division of China.
     static func region(of name: String) -> Region? {
         // Foundation's trimming bridges to NSString: only pay for it when an end is white space.
-        let padded = [name.unicodeScalars.first, name.unicodeScalars.last].contains { $0?.properties.isWhitespace == true }
+        let padded = name.unicodeScalars.first?.properties.isWhitespace == true || name.unicodeScalars.last?.properties.isWhitespace == true
         let trimmed = padded ? name.trimmingCharacters(in: .whitespacesAndNewlines) : name
         guard !trimmed.isEmpty else { return nil }
         if let region = chinese(trimmed) { return region }
@@ -17,12 +17,15 @@ enum ProvinceNames {
     /// Compares UTF-8 bytes: `String.hasPrefix` is Unicode-aware and far slower, and these stems need no
     /// normalisation.
     private static func chinese(_ name: String) -> Region? {
-        // "中国台湾", "中國香港": Apple sometimes prefixes the country.
-        var bytes = Array(name.utf8)[...]
-        if let prefix = countryPrefixes.first(where: { bytes.starts(with: $0) }) {
-            bytes = bytes.dropFirst(prefix.count)
+        var name = name
+        return name.withUTF8 { whole in
+            // "中国台湾", "中國香港": Apple sometimes prefixes the country.
+            var bytes = whole[...]
+            if let prefix = countryPrefixes.first(where: { bytes.starts(with: $0) }) {
+                bytes = bytes.dropFirst(prefix.count)
+            }
+            return chineseStems.first { bytes.starts(with: $0.stem) }?.region
         }
-        return chineseStems.first { bytes.starts(with: $0.stem) }?.region
     }
 
     private static let countryPrefixes: [[UInt8]] = ["中华人民共和国", "中華人民共和國", "中国", "中國"].map { Array($0.utf8) }

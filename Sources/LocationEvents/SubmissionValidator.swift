@@ -30,7 +30,7 @@ public struct SubmissionValidator: Sendable {
         let actor = self.actor(object, &checker)
         let body = type.flatMap { self.body($0, object, now: now, &checker) }
         if let type {
-            checker.refuseUnknownMembers(of: object, at: "", known: Self.members[type]!, in: "a \(type.rawValue) submission")
+            checker.refuseUnknownMembers(of: object, at: "", known: Self.members(of: type), in: "a \(type.rawValue) submission")
         }
 
         guard checker.errors.isEmpty, let eventId, let body else {
@@ -53,10 +53,15 @@ public struct SubmissionValidator: Sendable {
         return validate(value, now: now)
     }
 
-    /// The top-level members of each type of submission.
-    static let members: [EventType: KnownMembers] = {
+    /// The top-level members of a type of submission.
+    static func members(of type: EventType) -> KnownMembers {
+        members[EventType.allCases.firstIndex(of: type)!]
+    }
+
+    /// The top-level members of each type of submission, in the order of `EventType.allCases`.
+    private static let members: [KnownMembers] = {
         let common = ["eventId", "type", "expectedVersion", "actor"]
-        var members: [EventType: KnownMembers] = [:]
+        var members: [KnownMembers] = []
         for type in EventType.allCases {
             let own: [String]
             switch type {
@@ -69,7 +74,7 @@ public struct SubmissionValidator: Sendable {
             case .locationFailed:
                 own = EntityKind.allCases.map(\.idField) + ["purpose", "provider", "errorCode", "errorMessage", "capturedAt"]
             }
-            members[type] = KnownMembers(common + own)
+            members.append(KnownMembers(common + own))
         }
         return members
     }()
@@ -80,11 +85,45 @@ public struct SubmissionValidator: Sendable {
 
     private func eventId(_ object: JSONObject, _ checker: inout FieldChecker) -> UUID? {
         guard let text = checker.string(object, "eventId", at: "", required: true) else { return nil }
-        guard let uuid = UUID(uuidString: text) else {
+        guard let uuid = Self.uuid(text) else {
             checker.fail("eventId", .invalidUUID, "eventId must be a UUID such as 0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40")
             return nil
         }
         return uuid
+    }
+
+    /// `UUID(uuidString:)`, without its `sscanf` for the usual form: 36 characters, hex digits in groups of 8-4-4-4-12
+    /// (which it reads to the same UUID). Anything else is left to it, so that both take the same texts.
+    static func uuid(_ text: String) -> UUID? {
+        var text = text
+        let parsed = text.withUTF8 { bytes -> UUID? in
+            guard bytes.count == 36 else { return nil }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let complete = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+                var index = 0
+                for byte in 0..<16 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        guard bytes[index] == UInt8(ascii: "-") else { return false }
+                        index += 1
+                    }
+                    guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+                    out[byte] = high << 4 | low
+                    index += 2
+                }
+                return true
+            }
+            return complete ? UUID(uuid: uuid) : nil
+        }
+        return parsed ?? UUID(uuidString: text)
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private func type(_ object: JSONObject, _ checker: inout FieldChecker) -> EventType? {

@@ -18,6 +18,12 @@ public struct Timestamp: Sendable, Hashable, Codable, CustomStringConvertible {
         self.date = date
     }
 
+    /// `text` already parsed to `date`.
+    init(text: String, date: Date) {
+        self.text = text
+        self.date = date
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -43,7 +49,11 @@ enum RFC3339 {
     }
 
     static func parse(_ text: String) -> Result<Date, Failure> {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8(parse)
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, Failure> {
         var index = 0
 
         func digits(_ count: Int) -> Int? {
@@ -56,15 +66,15 @@ enum RFC3339 {
             index += count
             return value
         }
-        func expect(_ characters: String) -> Bool {
-            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+        func expect(_ character: UInt8, or other: UInt8? = nil, or third: UInt8? = nil) -> Bool {
+            guard index < bytes.count, bytes[index] == character || bytes[index] == other || bytes[index] == third else { return false }
             index += 1
             return true
         }
 
-        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
-              expect("Tt "), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
-              let second = digits(2)
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")), let day = digits(2),
+              expect(UInt8(ascii: "T"), or: UInt8(ascii: "t"), or: UInt8(ascii: " ")), let hour = digits(2), expect(UInt8(ascii: ":")),
+              let minute = digits(2), expect(UInt8(ascii: ":")), let second = digits(2)
         else { return .failure(.malformed) }
 
         var fraction = 0.0
@@ -82,12 +92,12 @@ enum RFC3339 {
         var offsetSeconds = 0
         if index == bytes.count {
             return .failure(.missingOffset)
-        } else if expect("Zz") {
+        } else if expect(UInt8(ascii: "Z"), or: UInt8(ascii: "z")) {
             offsetSeconds = 0
         } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let offsetHour = digits(2), expect(":"), let offsetMinute = digits(2),
+            guard let offsetHour = digits(2), expect(UInt8(ascii: ":")), let offsetMinute = digits(2),
                   offsetHour <= 23, offsetMinute <= 59
             else { return .failure(.malformed) }
             offsetSeconds = sign * (offsetHour * 3600 + offsetMinute * 60)

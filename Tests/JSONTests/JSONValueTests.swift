@@ -123,6 +123,28 @@ struct JSONParserTests {
         #expect(throws: JSONValueError.duplicateKey(path: path)) { try parse(text) }
     }
 
+    @Test("of a name given more than once, the first repeat in input order is named, however the names are ordered", arguments: [
+        (#"{"b":1,"a":1,"b":2,"a":2}"#, "b"),
+        (#"{"c":1,"b":1,"a":1,"a":2,"b":2}"#, "a"),
+        (#"{"a":1,"\u0061":2}"#, "a"),
+        (#"{"fix":{"z":1,"y":1,"z":2}}"#, "fix.z"),
+        (#"{"abcdefghij":1,"abcdefgh":1,"abcdefghij":2}"#, "abcdefghij"),
+    ])
+    func firstRepeatIsNamed(text: String, path: String) {
+        #expect(throws: JSONValueError.duplicateKey(path: path)) { try parse(text) }
+    }
+
+    @Test func membersInAnyOrderAreSortedByCodePointWithEscapesDecoded() throws {
+        let members: [(String, JSONValue)] = [("z", .number(1)), ("é", .number(2)), ("a", .number(3)), ("ab", .number(4)), ("", .number(5)), ("b", .number(6)), ("上海", .number(7))]
+        let expected = JSONValue.object(JSONObject(members: members))
+        #expect(try parse(#"{"z":1,"é":2,"a":3,"ab":4,"":5,"b":6,"上海":7}"#) == expected)
+        #expect(try parse(#"{"\u007a":1,"\u00e9":2,"a":3,"a\u0062":4,"":5,"b":6,"\u4e0a海":7}"#) == expected)
+        let object = try #require(try parse(#"{"b":1,"\u0061":2}"#).objectValue)
+        #expect(object.keys == ["a", "b"])
+        let long = try #require(try parse(#"{"streetNumber":1,"street":2,"abcdefghz":3,"abcdefgh":4,"abcdefgha":5}"#).objectValue)
+        #expect(long.keys == ["abcdefgh", "abcdefgha", "abcdefghz", "street", "streetNumber"])
+    }
+
     @Test("errors name the byte found where it does not belong, and where", arguments: [
         ("{\"a\":1]", "expected ',' or '}', found ']' at byte 6"),
         ("\u{FEFF}{}", "unexpected byte order mark (U+FEFF) at byte 0"),

@@ -20,6 +20,17 @@ import Testing
 
     // MARK: datum
 
+    @Test("the GCJ-02 position is the converter's, inside and outside the region, from every datum", arguments: [
+        (31.2304, 121.4737), (22.3193, 114.1694), (25.0330, 121.5654), (48.8566, 2.3522), (-33.8688, 151.2093),
+    ])
+    func gcj02PositionIsTheConvertersOne(lat: Double, lon: Double) {
+        let converter = DatumConverter(classifier: FakeClassifier())
+        for datum in [Datum.wgs84, .bd09] {
+            let assessment = assessor.assess(fix(lat, lon, datum: datum))
+            #expect(assessment.gcj02 == converter.fromWGS84(assessment.wgs84, to: .gcj02))
+        }
+    }
+
     @Test func sentDatumIsUsedAsIs() {
         let shanghai = Coordinate(latitude: 31.2304, longitude: 121.4737)
         let a = assessor.assess(fix(31.2304, 121.4737, datum: .gcj02))

@@ -404,4 +404,16 @@ import Testing
             #expect(!error.message.isEmpty)
         }
     }
+
+    @Test("event ids are read as UUID(uuidString:) reads them", arguments: [
+        "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40", "0b9C2a4E-3f1d-4A51-9a8e-5f7c1D2e3a40",
+        "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+        "0b9c2a4e3f1d4a519a8e5f7c1d2e3a40", "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a4", "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a400",
+        "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a4g", "0b9c2a4e_3f1d-4a51-9a8e-5f7c1d2e3a40", "+b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40",
+        " b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a4 ", "{0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40}",
+        "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a4é", "", "not a uuid",
+    ])
+    func eventIdsReadAsFoundationReadsThem(text: String) {
+        #expect(SubmissionValidator.uuid(text) == UUID(uuidString: text))
+    }
 }
