@@ -55,7 +55,11 @@ extension Projector {
             SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::bigint[])
             ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
             """,
-            [rows.map(\.key.day), rows.map(\.key.type), rows.map(\.key.app), rows.map(\.key.provider), rows.map(\.value)])
+            parameters: [
+                .text(rows.map(\.key.day)), .binary(try BinaryArray(rows.map(\.key.type))),
+                .binary(try BinaryArray(rows.map(\.key.app))), .binary(try BinaryArray(rows.map(\.key.provider))),
+                .binary(BinaryArray(rows.map(\.value))),
+            ])
     }
 
     private struct FixDayKey: Hashable {
@@ -92,9 +96,12 @@ extension Projector {
             ON CONFLICT (day, provider, app, os, accuracy, accuracy_authorization, claim_mismatch)
             DO UPDATE SET fixes = d.fixes + excluded.fixes
             """,
-            [dayRows.map(\.key.day), dayRows.map(\.key.provider), dayRows.map(\.key.app), dayRows.map(\.key.os),
-             dayRows.map(\.key.accuracy), dayRows.map(\.key.authorization), dayRows.map(\.key.claimMismatch),
-             dayRows.map(\.value)])
+            parameters: [
+                .text(dayRows.map(\.key.day)), .binary(try BinaryArray(dayRows.map(\.key.provider))),
+                .binary(try BinaryArray(dayRows.map(\.key.app))), .binary(try BinaryArray(dayRows.map(\.key.os))),
+                .binary(try BinaryArray(dayRows.map(\.key.accuracy))), .binary(try BinaryArray(dayRows.map(\.key.authorization))),
+                .binary(BinaryArray(dayRows.map(\.key.claimMismatch))), .binary(BinaryArray(dayRows.map(\.value))),
+            ])
         // 0 and -0 are one key, here as in PostgreSQL.
         let valueRows = Self.inSharedOrder(values) { [$0.provider, $0.app, $0.os, ($0.horizontalAccuracy + 0).description] }
         _ = try connection.query(
@@ -103,8 +110,11 @@ extension Projector {
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[])
             ON CONFLICT (provider, app, os, horizontal_accuracy) DO UPDATE SET fixes = v.fixes + excluded.fixes
             """,
-            [valueRows.map(\.key.provider), valueRows.map(\.key.app), valueRows.map(\.key.os),
-             valueRows.map(\.key.horizontalAccuracy), valueRows.map(\.value)])
+            parameters: [
+                .binary(try BinaryArray(valueRows.map(\.key.provider))), .binary(try BinaryArray(valueRows.map(\.key.app))),
+                .binary(try BinaryArray(valueRows.map(\.key.os))), .binary(BinaryArray(valueRows.map(\.key.horizontalAccuracy))),
+                .binary(BinaryArray(valueRows.map(\.value))),
+            ])
     }
 
     private struct EntityKey: Hashable, Comparable {
@@ -159,9 +169,14 @@ extension Projector {
                 near_boundary = excluded.near_boundary, app = excluded.app
             WHERE (excluded.captured_at, excluded.event_id) > (l.captured_at, l.event_id)
             """,
-            [keys.map(\.kind), keys.map(\.id), keys.map(\.quality), rows.map(\.position), rows.map(\.eventId),
-             rows.map { $0.capturedAt! }, fixes.map(\.lat), fixes.map(\.lon), fixes.map(\.horizontalAccuracy),
-             fixes.map(\.accuracy), fixes.map(\.provider), fixes.map(\.region), fixes.map(\.nearBoundary),
-             rows.map(\.app)])
+            parameters: [
+                .binary(try BinaryArray(keys.map(\.kind))), .binary(try BinaryArray(keys.map(\.id))),
+                .binary(try BinaryArray(keys.map(\.quality))), .binary(BinaryArray(rows.map(\.position))),
+                .binary(BinaryArray(rows.map(\.eventId))), .binary(BinaryArray(timestamps: rows.map { $0.capturedAt! })),
+                .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
+                .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
+                .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
+                .binary(BinaryArray(fixes.map(\.nearBoundary))), .text(rows.map(\.app)),
+            ])
     }
 }
