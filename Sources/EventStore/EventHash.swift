@@ -51,8 +51,15 @@ public enum EventHash {
 
     /// `<position>,"recordedAt":<microseconds>`
     private static func canonicalMiddle(position: Int64, recordedAt: Timestamp) -> [UInt8] {
-        Array("\(position),\"recordedAt\":\(recordedAt.microseconds)".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48)
+        appendDecimal(position, to: &bytes)
+        bytes += recordedAtKey
+        appendDecimal(recordedAt.microseconds, to: &bytes)
+        return bytes
     }
+
+    private static let recordedAtKey = Array(",\"recordedAt\":".utf8)
 
     /// `,"stream":"…","type":"…","version":`
     static func canonicalTail(stream: String, type: String) -> [UInt8] {
@@ -66,6 +73,26 @@ public enum EventHash {
 
     /// `<version>}`
     private static func canonicalEnd(version: Int64) -> [UInt8] {
-        Array("\(version)}".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(21)
+        appendDecimal(version, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// The decimal digits of `value`, as `String(value)` writes them, without making the string.
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of any magnitude
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = value.magnitude
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[start...])
+        }
     }
 }

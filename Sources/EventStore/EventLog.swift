@@ -112,7 +112,7 @@ public struct EventLog: Sendable {
         var stored: [UUID: StoredIdentity] = [:]
         let rows = try connection.query(
             "SELECT event_id, stream, version, position, type, data::text FROM events WHERE event_id = ANY($1::uuid[])",
-            [ids])
+            parameters: [.binary(BinaryArray(ids))])
         for row in rows {
             stored[try row.decode(0)] = StoredIdentity(
                 stream: try row.decode(1), version: try row.decode(2), position: try row.decode(3),

@@ -16,15 +16,15 @@ enum EventPayload {
     static func newEvent(
         _ submission: Submission, raw: JSONObject, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
-        var sent = raw
-        sent["expectedVersion"] = nil
-        if raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true {
-            sent["eventId"] = .string(submission.eventId.lowercasedText)
-        }
+        // The submission as sent, less expectedVersion, with its eventId in lower case: written as such straight from
+        // the parsed members, which are not copied.
+        let upperCaseId = raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true
+        let data = raw.canonicalData(
+            changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
         let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
-            data: JSONValue.object(sent).canonicalData(),
+            data: data,
             metadata: Data(StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt)),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(

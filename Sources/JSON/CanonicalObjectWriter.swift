@@ -29,7 +29,7 @@ public struct CanonicalObjectWriter {
 
     public mutating func number(_ name: StaticString, _ value: Double) {
         self.name(name)
-        bytes.append(contentsOf: JSONValue.canonicalNumber(value).utf8)
+        JSONValue.writeNumber(value, into: &bytes)
     }
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {
@@ -50,15 +50,18 @@ public struct CanonicalObjectWriter {
     /// A member whose value is an object, written by `members`.
     public mutating func object(_ name: StaticString, _ members: (inout CanonicalObjectWriter) -> Void) {
         self.name(name)
-        var inner = CanonicalObjectWriter(continuing: bytes)
-        bytes = []
+        // The inner writer takes the buffer over and gives it back, so that it is never shared, and never copied.
+        var inner = CanonicalObjectWriter(nestedIn: ())
+        swap(&inner.bytes, &bytes)
+        inner.bytes.append(UInt8(ascii: "{"))
         members(&inner)
-        bytes = inner.finish()
+        inner.bytes.append(UInt8(ascii: "}"))
+        swap(&inner.bytes, &bytes)
     }
 
-    private init(continuing bytes: [UInt8]) {
-        self.bytes = bytes
-        self.bytes.append(UInt8(ascii: "{"))
+    /// A writer for a nested object, with no buffer of its own yet.
+    private init(nestedIn: Void) {
+        bytes = []
     }
 
     private mutating func name(_ name: StaticString) {

@@ -19,37 +19,50 @@ extension JSONValue {
         String(decoding: canonicalData(), as: UTF8.self)
     }
 
-    private func writeCanonical(into out: inout [UInt8]) {
+    fileprivate func writeCanonical(into out: inout [UInt8]) {
         switch self {
         case .null:
             out.append(contentsOf: "null".utf8)
         case .bool(let value):
             out.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
-            out.append(contentsOf: JSONValue.canonicalNumber(value).utf8)
+            JSONValue.writeNumber(value, into: &out)
         case .string(let value):
             JSONValue.writeString(value, into: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
+            for index in elements.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                element.writeCanonical(into: &out)
+                elements[index].writeCanonical(into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {  // already in UTF-8 order, which is code point order
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(member.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                member.value.writeCanonical(into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            members.writeCanonical(into: &out)
         }
     }
 
     /// 2^53: every integer below it is exactly representable, so writing it without a fraction is lossless.
     private static let exactIntegerLimit = 9_007_199_254_740_992.0
+
+    /// Appends ``canonicalNumber(_:)`` of `value` to `out`; integers are written digit by digit, without a string.
+    static func writeNumber(_ value: Double, into out: inout [UInt8]) {
+        guard value.isFinite, value == value.rounded(.towardZero), abs(value) < exactIntegerLimit else {
+            out.append(contentsOf: canonicalNumber(value).utf8)
+            return
+        }
+        var magnitude = UInt64(abs(value))  // -0.0 is written 0
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 16 digits of any integer below 2^53
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[start...])
+        }
+    }
 
     static func canonicalNumber(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
@@ -103,5 +116,34 @@ extension JSONValue {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONObject {
+    /// ``JSONValue/canonicalData()`` of this object with some of its members changed, without building the changed
+    /// object: each change names a member and gives its new value, or nil to leave the member out. A change naming a
+    /// member the object lacks adds nothing, so the members stay in canonical order.
+    public func canonicalData(changing changes: KeyValuePairs<String, JSONValue?> = [:]) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        writeCanonical(changing: changes, into: &out)
+        return Data(out)
+    }
+
+    fileprivate func writeCanonical(changing changes: KeyValuePairs<String, JSONValue?> = [:], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for index in keys.indices {  // already in UTF-8 order, which is code point order
+            let key = keys[index]
+            var value: JSONValue? = values[index]
+            if !changes.isEmpty, let change = changes.first(where: { $0.key == key }) { value = change.value }
+            guard let value else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            JSONValue.writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            value.writeCanonical(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 }

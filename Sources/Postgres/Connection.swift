@@ -283,8 +283,9 @@ public final class Connection: @unchecked Sendable {
         try parameters.enumerated().map { index, parameter in
             guard let parameter else { return nil }
             if let nullable = parameter as? any PostgresNullable, nullable.isPostgresNull { return nil }
-            let text = parameter.postgresText
-            if text.utf8.contains(0) {
+            var text = parameter.postgresText
+            let hasNUL = text.withUTF8 { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+            if hasNUL {
                 throw PostgresError(.encoding, "parameter $\(index + 1) contains a NUL character, which PostgreSQL text cannot hold")
             }
             return text

@@ -78,6 +78,11 @@ public struct CopyRow: Sendable, Equatable {
         }
     }
 
+    /// UTF-8 text given as `Data`, escaped in text: read in place, without `Data`'s generic collection path.
+    public mutating func bytes(_ value: Data) {
+        value.withUnsafeBytes { textBytes($0.bindMemory(to: UInt8.self)) }
+    }
+
     private mutating func textBytes(_ value: UnsafeBufferPointer<UInt8>) {
         switch format {
         case .text:
@@ -85,7 +90,7 @@ public struct CopyRow: Sendable, Equatable {
             escape(value)
         case .binary:
             separate(length: value.count)
-            if problem == nil, value.contains(0) { noteNUL() }
+            if problem == nil, let base = value.baseAddress, memchr(base, 0, value.count) != nil { noteNUL() }
             buffer.append(contentsOf: value)
         }
     }

@@ -129,7 +129,9 @@ enum ArrayLiteral {
         let mayBeNull = Element.self is any PostgresNullable.Type
         // A nested array is a further dimension, written bare; bytes are a bytea value.
         let isDimension = Element.self is any PostgresArrayValue.Type && Element.self != [UInt8].self
-        var out: [UInt8] = [UInt8(ascii: "{")]
+        var out: [UInt8] = []
+        out.reserveCapacity(16 * elements.count + 2)
+        out.append(UInt8(ascii: "{"))
         for (index, element) in elements.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             if mayBeNull, let nullable = element as? any PostgresNullable, nullable.isPostgresNull {

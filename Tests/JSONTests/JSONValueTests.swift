@@ -44,10 +44,25 @@ import Testing
         (1.0, "1"), (-0.0, "0"), (35.0, "35"), (31.2304, "31.2304"), (121.4737, "121.4737"),
         (0.1, "0.1"), (1e-7, "1e-07"), (-2.5, "-2.5"), (1e20, "1e+20"),
         (9_007_199_254_740_991.0, "9007199254740991"), (123456789.125, "123456789.125"),
+        (-42.0, "-42"), (-9_007_199_254_740_991.0, "-9007199254740991"), (9_007_199_254_740_992.0, "9007199254740992"),
+        (1e16, "1e+16"), (10.0, "10"), (1000000.0, "1000000"),
     ])
     func canonicalNumbers(value: Double, expected: String) {
         #expect(JSONValue.number(value).canonicalString() == expected)
         #expect(Double(expected) == value)
+    }
+
+    @Test("an object written with members changed is the changed object made canonical, and the object is left as it was")
+    func canonicalDataWithChangedMembers() throws {
+        let object = try #require(try parse(#"{"b": [1, {"y": 2, "x": 1.5}], "eventId": "ABC", "a": "\\", "expectedVersion": 3}"#).objectValue)
+        var changed = object
+        changed["expectedVersion"] = nil
+        changed["eventId"] = .string("abc")
+        #expect(object.canonicalData(changing: ["expectedVersion": nil, "eventId": .string("abc")]) == JSONValue.object(changed).canonicalData())
+        #expect(object.canonicalData(changing: ["missing": nil, "other": .null]) == JSONValue.object(object).canonicalData())
+        #expect(object.canonicalData() == JSONValue.object(object).canonicalData())
+        #expect(object["expectedVersion"] == .number(3))
+        #expect(String(decoding: object.canonicalData(changing: ["b": nil, "a": nil, "eventId": nil, "expectedVersion": nil]), as: UTF8.self) == "{}")
     }
 
     @Test func canonicalNumbersRoundTrip() throws {

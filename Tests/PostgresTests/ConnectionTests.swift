@@ -29,6 +29,33 @@ import Testing
         #expect(later.isEmpty)
     }
 
+    @Test("arrays sent in binary read back as the same values as sent in text, mixed with text parameters")
+    func binaryArraysRoundTrip() throws {
+        let connection = try TestDatabase.connectToServer()
+        let uuids = [UUID(), UUID()]
+        let dates = [Date(timeIntervalSince1970: 1_795_946_400.123456), Date(timeIntervalSince1970: -1.5)]
+        let texts = ["上海市 \"q\" \\ {a,b}", "", "NULL"]
+        let doubles = [0.1, -0.0, 1e300, -Double.infinity]
+        let sql = """
+            SELECT $1::text[] = $2::text[], $3::float8[] = $4::float8[], $5::int8[] = $6::int8[], $7::boolean[] = $8::boolean[],
+                   $9::uuid[] = $10::uuid[], $11::timestamptz[] = $12::timestamptz[], $13::date[], cardinality($14::text[])
+            """
+        let row = try #require(try connection.query(sql, parameters: [
+            .binary(try BinaryArray(texts)), .text(texts), .binary(BinaryArray(doubles)), .text(doubles),
+            .binary(BinaryArray([Int64.min, 0, Int64.max])), .text([Int64.min, 0, Int64.max]),
+            .binary(BinaryArray([true, false])), .text([true, false]), .binary(BinaryArray(uuids)), .text(uuids),
+            .binary(BinaryArray(timestamps: dates)), .text(dates), .text(["2026-11-29"]), .binary(try BinaryArray([String]())),
+        ]).first)
+        for column in 0..<6 { #expect(try row.decode(column, as: Bool.self), "column \(column)") }
+        #expect(try row.decode(6, as: String.self) == "{2026-11-29}")
+        #expect(try row.decode(7, as: Int.self) == 0)
+    }
+
+    @Test("a NUL in a text array to be sent in binary is refused before anything is sent")
+    func binaryTextArrayRefusesNUL() {
+        #expect(throws: PostgresError.self) { try BinaryArray(["a", "b\u{0}c"]) }
+    }
+
     @Test func scalarsRoundTrip() throws {
         let connection = try TestDatabase.connectToServer()
         let uuid = UUID()
