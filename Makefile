@@ -45,11 +45,14 @@ test-citus: deps citus
 	DATABASE_URL="$$url" GEOLEDGER_TEST_CITUS=1 GEOLEDGER_BIN="$(CURDIR)/$(BIN)" \
 		$(SWIFT) test --skip-build --filter 'EventStoreTests|IngestionTests'
 
-bench: release
+# geoledger-bench all on a throwaway cluster, then geoledger-bench citus: the same stages on it and on a throwaway Citus
+# cluster (a coordinator on CITUS_PORT, workers on the next two ports), with CITUS_BENCH_OPTIONS.
+bench: release citus
 	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \
 	trap '$(RELEASE)/geoledger db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
 	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
-	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all $(BENCH_OPTIONS)
+	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all $(BENCH_OPTIONS) && \
+	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench citus --port $(CITUS_PORT) $(CITUS_BENCH_OPTIONS)
 
 db-start: build
 	@$(BIN) db start
