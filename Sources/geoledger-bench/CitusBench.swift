@@ -41,6 +41,9 @@ enum CitusBench {
             guard let port = Int(text), (1...65533).contains(port) else { throw UsageError("--port must be a port number up to 65533") }
             return port
         } ?? defaultPort
+        if let folder = arguments.value("dir"), FileManager.default.fileExists(atPath: folder) {
+            throw UsageError("--dir \(folder) exists: name a new folder (it is removed at the end)")
+        }
         let plain = PostgresConfiguration.fromEnvironment()
         try IngestBench.withWorkload(options) { path, _ in
             try stages(Engine(prefix: "plain_", server: plain, cluster: nil, nodes: [try ServerCPU(name: "server", server: plain)]),

@@ -48,7 +48,7 @@ let usage = """
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
     Options of citus (besides the workload's; --events defaults to \(CitusBench.defaultEvents)):
       --port N         the coordinator's port; the workers take N+1 and N+2 (default \(CitusBench.defaultPort))
-      --dir DIR        the cluster's folder, removed at the end (default: a fresh one under /tmp)
+      --dir DIR        a new folder for the cluster, removed at the end (default: a fresh one under /tmp)
     Options of all and ingest (http takes and ignores them):
       --pairs N        ingest-against-COPY pairs (default 3)
       --statements     after each ingest and each COPY, a line per statement that pg_stat_statements

@@ -52,6 +52,7 @@ struct BenchCommandLineTests {
         (["citus", "--port", "x"], "--port must be a port number up to 65533"),
         (["citus", "--pairs", "2"], "unknown option --pairs"),
         (["citus", "--events", "0"], "--events must be a positive integer"),
+        (["citus", "--dir", "/"], "--dir / exists: name a new folder"),
         (["frobnicate"], "unknown command 'frobnicate'"),
     ])
     func usageError(arguments: [String], message: String) throws {
