@@ -65,14 +65,6 @@ public struct EventLog: Sendable {
         try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
     }
 
-    /// Events after a global position, in position order.
-    public func readAll(after position: Int64, limit: Int, on connection: Connection) throws -> [RecordedEvent] {
-        try connection.query(
-            "SELECT \(Self.columns) FROM events WHERE position > $1 ORDER BY position LIMIT $2",
-            [position, limit]
-        ).map(Self.recordedEvent)
-    }
-
     /// Events of one stream from a version on, in version order.
     public func readStream(_ stream: String, fromVersion: Int64 = 0, limit: Int = 1000, on connection: Connection) throws -> [RecordedEvent] {
         try connection.query(

@@ -49,11 +49,39 @@ public struct LocalCitusCluster: Sendable {
             // A node connects to itself (a query's intermediate results, EXPLAIN ANALYZE) at citus.local_hostname,
             // localhost by default, where it does not listen: its socket instead.
             try node.start(durable: durable, settings: Self.settings + "citus.local_hostname = '\(node.socketDirectory.path)'\n")
+        }
+        try distribute(database: coordinator.database)
+    }
+
+    /// Creates a database of that name on every node (the superuser's, empty) and makes it a distributed one, as the
+    /// cluster's own database is: Citus connects to the database of the same name on each worker.
+    public func createDatabase(_ name: String) throws {
+        for node in nodes {
             let connection = try Connection.connect(node.configuration(as: .superuser))
+            defer { connection.close() }
+            try connection.execute("CREATE DATABASE \(quotedIdentifier(name))")
+        }
+        try distribute(database: name)
+    }
+
+    /// Drops a database of ``createDatabase(_:)`` from every node, ending its sessions first.
+    public func dropDatabase(_ name: String) throws {
+        for node in nodes {
+            let connection = try Connection.connect(node.configuration(as: .superuser))
+            defer { connection.close() }
+            try connection.execute("DROP DATABASE IF EXISTS \(quotedIdentifier(name)) WITH (FORCE)")
+        }
+    }
+
+    /// Creates the extension in the database on every node where missing, and registers the coordinator and the
+    /// workers in the coordinator's.
+    private func distribute(database: String) throws {
+        for node in nodes {
+            let connection = try Connection.connect(node.configuration(as: .superuser).withDatabase(database))
             defer { connection.close() }
             try connection.execute("SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS citus")
         }
-        let connection = try Connection.connect(coordinator.configuration(as: .superuser))
+        let connection = try Connection.connect(coordinator.configuration(as: .superuser).withDatabase(database))
         defer { connection.close() }
         try connection.query("SELECT citus_set_coordinator_host($1, $2)", [coordinator.socketDirectory.path, Int32(coordinator.port)])
         for worker in workers {

@@ -3,6 +3,7 @@ import EventStore
 import Foundation
 import Geo
 import Ingestion
+import LocalPostgres
 import Postgres
 import Projections
 import Workload
@@ -212,12 +213,16 @@ enum IngestBench {
     }
 
     /// Runs `body` on a fresh, migrated database of its own, dropped afterwards.
+    /// - Parameter cluster: the Citus cluster `server` is the coordinator of, whose nodes each get the database.
     static func withDatabase<T>(
-        _ server: PostgresConfiguration, admin: Connection, _ body: (Connection, PostgresConfiguration) throws -> T
+        _ server: PostgresConfiguration, admin: Connection, cluster: LocalCitusCluster? = nil,
+        _ body: (Connection, PostgresConfiguration) throws -> T
     ) throws -> T {
         let name = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        if let cluster { try cluster.createDatabase(String(name)) } else { try admin.execute("CREATE DATABASE \(name)") }
+        defer {
+            if let cluster { try? cluster.dropDatabase(String(name)) } else { _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        }
         let database = server.withDatabase(String(name))
         let connection = try Connection.connect(database)
         defer { connection.close() }
@@ -350,7 +355,7 @@ enum IngestBench {
     /// - Parameter backends: database backends serving the stage, whose CPU is added up.
     static func timed<T>(backends: [Int32] = [], _ body: () throws -> T) rethrows -> (T, Timing) {
         func serverCPU() -> Double? {
-            let each = backends.compactMap(processCPU)
+            let each = backends.compactMap { processCPU($0) }
             return !each.isEmpty && each.count == backends.count ? each.reduce(0, +) : nil
         }
         let serverBefore = serverCPU()
@@ -370,19 +375,28 @@ enum IngestBench {
     }
 
     /// User plus system CPU seconds of a local process, from /proc; nil when it is not visible.
-    static func processCPU(_ pid: Int32) -> Double? {
+    /// - Parameter reaped: add that of its children that ended and that it waited for.
+    static func processCPU(_ pid: Int32, reaped: Bool = false) -> Double? {
+        guard let fields = processStat(pid) else { return nil }
+        // utime and stime are fields 14 and 15, cutime and cstime (the reaped children's) 16 and 17.
+        let columns = reaped ? [11, 12, 13, 14] : [11, 12]
+        let ticks = columns.compactMap { Double(fields[$0]) }
+        guard ticks.count == columns.count else { return nil }
+        return ticks.reduce(0, +) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The fields of /proc/PID/stat after the command name (state, field 3, first); nil when it is not visible.
+    static func processStat(_ pid: Int32) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return nil }
-        // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
         let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return fields.count > 14 ? fields : nil
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f", value) }
 
     /// CPU seconds per event, in microseconds.
-    private static func microseconds(_ cpu: Double, per events: Int) -> String {
+    static func microseconds(_ cpu: Double, per events: Int) -> String {
         events > 0 ? String(format: "%.1f", cpu / Double(events) * 1e6) : "n/a"
     }
 

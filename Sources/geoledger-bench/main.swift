@@ -30,18 +30,26 @@ let usage = """
                                batches of 1,000 by 4 clients on loopback, against COPY of the same rows;
                                then, on that database, p50 and p99 latency of single requests, one at a
                                time, and the server's peak resident memory (VmHWM)
+      citus [OPTIONS]          the same workload through the same stages on the server (plain_ lines) and
+                               on a throwaway Citus cluster it starts (citus_ lines; Citus installed by
+                               make citus), each on a fresh database: ingest, verify, replay (each with its
+                               time, rate, and CPU per event of this process, of each node -- coordinator,
+                               worker1, worker2 -- and of all nodes, in µs), then history and reports
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
       reports [OPTIONS]        ingest the workload into a fresh database, then time every report with its
                                default filters (report_<name>_ms, the best of three) and print the plans
                                of the statements inside the slowest's function, executed (auto_explain,
                                which takes a superuser); 'all' does the same on the replayed database
 
-    Options of all, ingest, history, reports, http and workload:
+    Options of all, ingest, history, reports, http, citus and workload:
       --events N       events in the workload (default 1,000,000)
       --seed S         the workload's random seed
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
       --invalid R      invalid lines, as a share of the valid ones, within 0...1 (default 0.001)
       --batch-size N   events per transaction (default \(StreamIngestor.defaultBatchSize))
+    Options of citus (besides the workload's; --events defaults to \(CitusBench.defaultEvents)):
+      --port N         the coordinator's port; the workers take N+1 and N+2 (default \(CitusBench.defaultPort))
+      --dir DIR        a new folder for the cluster, removed at the end (default: a fresh one under /tmp)
     Options of all and ingest (http takes and ignores them):
       --pairs N        ingest-against-COPY pairs (default 3)
       --statements     after each ingest and each COPY, a line per statement that pg_stat_statements
@@ -74,7 +82,7 @@ func median(_ values: [Double]) -> Double {
 /// Prints a line and flushes it even into a file or pipe: a full run takes minutes and its stages should show
 /// as they end.
 func emit(_ line: String) {
-    print(line)
+    print(line.hasPrefix(" ") ? line : EmitPrefix.current + line)
     fflush(nil)
 }
 
@@ -122,6 +130,8 @@ do {
         _ = try IngestBench.withWorkload(options) { path, counts in
             try IngestBench.run(server: .fromEnvironment(), options: options, workload: path, counts: counts, durability: durability)
         }
+    case "citus":
+        try CitusBench.run(try parse(rest, options: CitusBench.optionNames))
     case "reports":
         let arguments = try parse(rest, options: IngestBench.Options.workloadNames)
         try ReportsBench.run(server: .fromEnvironment(), options: try IngestBench.Options(arguments))

@@ -29,7 +29,7 @@ struct BenchCommandLineTests {
 
     @Test("--help, -h and COMMAND --help print the usage and exit 0 without doing anything", arguments: [
         ["--help"], ["-h"], ["region", "--help"], ["json", "--help"], ["bulk", "--help"], ["ingest", "--help"], ["all", "--help"],
-        ["workload", "out.ndjson", "--events", "10", "--help"],
+        ["citus", "--help"], ["workload", "out.ndjson", "--events", "10", "--help"],
     ])
     func help(arguments: [String]) throws {
         let (outcome, files) = try bench(arguments)
@@ -49,6 +49,10 @@ struct BenchCommandLineTests {
         (["ingest", "out.ndjson"], "unexpected argument 'out.ndjson'"),
         (["ingest", "--pairs", "0"], "--pairs must be a positive integer"),
         (["workload", "out.ndjson", "--pairs", "2"], "unknown option --pairs"),
+        (["citus", "--port", "x"], "--port must be a port number up to 65533"),
+        (["citus", "--pairs", "2"], "unknown option --pairs"),
+        (["citus", "--events", "0"], "--events must be a positive integer"),
+        (["citus", "--dir", "/"], "--dir / exists: name a new folder"),
         (["frobnicate"], "unknown command 'frobnicate'"),
     ])
     func usageError(arguments: [String], message: String) throws {
