@@ -103,15 +103,14 @@ extension GeoledgerAPI {
         let batch = service.prepare(items)
         // The answer is given only once the transaction committed: a 200 means stored. And the server stopping
         // either waits for this answer or cuts the request off with a 503 before COMMIT: a 503 means nothing stored.
-        let report = try pool.withConnection { connection in
-            try service.append(batch, atomic: atomic, on: connection, beforeCommit: {
-                guard request.beginCommit() else {
-                    throw APIError(
-                        .serviceUnavailable, code: "shutting_down",
-                        message: "the server stopped before request \(request.id) was answered; nothing of it was stored")
-                }
-            })
-        }
+        let (report, decidedAhead) = try writer.append(batch, atomic: atomic, beforeCommit: {
+            guard request.beginCommit() else {
+                throw APIError(
+                    .serviceUnavailable, code: "shutting_down",
+                    message: "the server stopped before request \(request.id) was answered; nothing of it was stored")
+            }
+        })
+        metrics.recordBatch(decidedAhead: decidedAhead)
         metrics.recordEvents(types: items.map(EventRoutes.type(of:)), statuses: report.results.map(\.status.rawValue))
         var status = HTTPStatus.ok
         if atomic && report.count(.appended) + report.count(.duplicate) < report.results.count {

@@ -33,11 +33,14 @@ public final class GeoledgerAPI: Sendable {
     public let pool: ConnectionPool
     public let metrics = Metrics()
     let service: IngestService
+    /// Where every batch is appended, in turn.
+    let writer: BatchWriter
     let tokens = TokenStore()
 
     public init(pool: ConnectionPool, service: IngestService, configuration: Configuration = Configuration()) {
         self.pool = pool
         self.service = service
+        self.writer = BatchWriter(service: service, pool: pool)
         self.configuration = configuration
     }
 
