@@ -6,19 +6,25 @@ import Synchronization
 /// Appends the batches of `POST /v1/events` one after another, as `ingest` appends a file's: each batch is decided
 /// (stream versions, domain rules, hashes: ``IngestPlanner``) outside the append lock, while the batches before it
 /// are being written, and then written in the order decided. Handlers read, validate and assess their batches at the
-/// same time on their own threads, and bring them here.
+/// same time on their own threads, and bring them here. Batches that arrive while another is being decided are
+/// decided and written together, in one transaction, as if one after the other; should that transaction fail, each
+/// is appended again on its own.
 ///
 /// A decision holds only while the batches decided before it are written as decided and nobody else appends. So
 /// when a batch fails, is decided again under the lock (atomic, or someone else appended: the write checks the log's
 /// head under the lock and writes nothing then), the planner starts afresh, and the batches it decided before are
 /// appended under the lock instead.
 final class BatchWriter: Sendable {
-    /// Batches decided and not yet written, at most: the planner keeps what they change.
+    /// Decisions made and not yet written, at most: the planner keeps what they change.
     static let decidedAhead = 4
+    /// Batches decided together hold at most about this many events.
+    static let joinedEvents = 10_000
 
     private let service: IngestService
     private let pool: ConnectionPool
     private let planning = Mutex(Planning())
+    /// Batches waiting to be decided, oldest first.
+    private let waiting = Mutex<[Job]>([])
     /// Bumped whenever the batches decided so far may not be written as decided.
     private let generation = Atomic(0)
     private let turns = Mutex(Turns())
@@ -36,9 +42,35 @@ final class BatchWriter: Sendable {
         var waiting: [Int: DispatchSemaphore] = [:]
     }
 
-    private struct Decision: Sendable {
-        let batch: DecidedBatch
+    /// One handler's batch, answered by whoever writes it.
+    private final class Job: Sendable {
+        let batch: PreparedBatch
+        let beforeCommit: @Sendable () throws -> Void
+        private let answer = Mutex<Result<(IngestReport, Bool), any Error>?>(nil)
+        private let answered = DispatchSemaphore(value: 0)
+
+        init(_ batch: PreparedBatch, beforeCommit: @escaping @Sendable () throws -> Void) {
+            self.batch = batch
+            self.beforeCommit = beforeCommit
+        }
+
+        func finish(_ result: Result<(IngestReport, Bool), any Error>) {
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+
+        func wait() throws -> (IngestReport, Bool) {
+            answered.wait()
+            return try answer.withLock { $0! }.get()
+        }
+    }
+
+    /// Batches decided together, with their decision (nil: to be appended under the lock) and their turn.
+    private struct Decided {
+        let jobs: [Job]
+        let decision: DecidedBatch?
         let generation: Int
+        let turn: Int
     }
 
     init(service: IngestService, pool: ConnectionPool) {
@@ -46,59 +78,106 @@ final class BatchWriter: Sendable {
         self.pool = pool
     }
 
-    /// Appends `batch` in one transaction of its own and answers it once committed, with whether it was decided
-    /// ahead of the append lock.
+    /// Appends `batch` and answers it once committed, with whether it was decided ahead of the append lock. An
+    /// atomic batch is decided under the lock in a transaction of its own.
     /// - Parameter beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch
     ///   back and is rethrown.
     func append(
-        _ batch: PreparedBatch, atomic: Bool, beforeCommit: () throws -> Void
+        _ batch: PreparedBatch, atomic: Bool, beforeCommit: @escaping @Sendable () throws -> Void
     ) throws -> (report: IngestReport, decidedAhead: Bool) {
-        slots.wait()
-        defer { slots.signal() }
-        let (turn, decision) = try decide(batch, atomic: atomic)
-        waitForTurn(turn)
-        defer { endTurn(turn) }
-        do {
-            if let decision, decision.generation == generation.load(ordering: .acquiring),
-                let report = try pool.withConnection({
-                    try service.write(decision.batch, on: $0, beforeCommit: beforeCommit)
-                })
-            {
-                return (report, true)
+        let job = Job(batch, beforeCommit: beforeCommit)
+        if atomic {
+            slots.wait()
+            defer { slots.signal() }
+            let turn = planning.withLock { planning in
+                defer { planning.nextTurn += 1 }
+                return planning.nextTurn
             }
-            let report = try pool.withConnection {
-                try service.append(batch, atomic: atomic, on: $0, beforeCommit: beforeCommit)
-            }
-            if !atomic || report.count(.appended) > 0 { invalidate() }
-            return (report, false)
-        } catch {
-            invalidate()
-            throw error
+            write(Decided(jobs: [job], decision: nil, generation: 0, turn: turn), atomic: true)
+        } else {
+            waiting.withLock { $0.append(job) }
+            slots.wait()
+            defer { slots.signal() }
+            // Decides what waits, this batch among it unless someone deciding took it meanwhile.
+            if let decided = decideWaiting() { write(decided, atomic: false) }
         }
+        return try job.wait()
     }
 
-    /// Decides `batch` as the next one, unless it is atomic (decided under the lock), and gives it its turn.
-    private func decide(_ batch: PreparedBatch, atomic: Bool) throws -> (turn: Int, decision: Decision?) {
-        let current = generation.load(ordering: .acquiring)
-        return try planning.withLock { planning in
+    /// Takes the batches waiting and decides them together as the next batch; nil when none wait. A failure to
+    /// decide answers them.
+    private func decideWaiting() -> Decided? {
+        planning.withLock { planning -> Decided? in
+            let jobs = waiting.withLock { waiting -> [Job] in
+                var events = 0
+                let count = waiting.prefix { job in
+                    defer { events += job.batch.count }
+                    return events == 0 || events + job.batch.count <= Self.joinedEvents
+                }.count
+                defer { waiting.removeFirst(count) }
+                return Array(waiting.prefix(count))
+            }
+            guard !jobs.isEmpty else { return nil }
+            let current = generation.load(ordering: .acquiring)
             if planning.generation != current {
                 planning.planner = IngestPlanner(inFlight: Self.decidedAhead)
                 planning.generation = current
             }
-            var decision: Decision?
-            if !atomic {
-                do {
-                    let decided = try pool.withConnection { [planner = planning.planner] in
-                        try planner.decide(batch, reading: $0)
+            let batch = jobs.count == 1 ? jobs[0].batch : PreparedBatch(joining: jobs.map(\.batch))
+            do {
+                let decision = try pool.withConnection { [planner = planning.planner] in
+                    try planner.decide(batch, reading: $0)
+                }
+                defer { planning.nextTurn += 1 }
+                return Decided(jobs: jobs, decision: decision, generation: current, turn: planning.nextTurn)
+            } catch {
+                invalidate()
+                for job in jobs { job.finish(.failure(error)) }
+                return nil
+            }
+        }
+    }
+
+    /// Writes decided batches in their turn, as decided when the decision still holds, else each under the lock.
+    private func write(_ decided: Decided, atomic: Bool) {
+        waitForTurn(decided.turn)
+        defer { endTurn(decided.turn) }
+        if let decision = decided.decision, decided.generation == generation.load(ordering: .acquiring) {
+            let jobs = decided.jobs
+            do {
+                let written = try pool.withConnection {
+                    try service.write(decision, on: $0, beforeCommit: { for job in jobs { try job.beforeCommit() } })
+                }
+                if let report = written {
+                    var start = 0
+                    for job in jobs {
+                        var part = report
+                        part.results = Array(report.results[start..<start + job.batch.count])
+                        start += job.batch.count
+                        job.finish(.success((part, true)))
                     }
-                    decision = Decision(batch: decided, generation: current)
-                } catch {
-                    invalidate()
-                    throw error
+                    return
+                }
+            } catch {
+                invalidate()
+                // Alone, the batch failed for itself; together, each is appended again on its own below.
+                if jobs.count == 1 {
+                    jobs[0].finish(.failure(error))
+                    return
                 }
             }
-            defer { planning.nextTurn += 1 }
-            return (planning.nextTurn, decision)
+        }
+        for job in decided.jobs {
+            job.finish(Result {
+                let report = try pool.withConnection {
+                    try service.append(job.batch, atomic: atomic, on: $0, beforeCommit: job.beforeCommit)
+                }
+                if !atomic || report.count(.appended) > 0 { invalidate() }
+                return (report, false)
+            }.mapError { error in
+                invalidate()
+                return error
+            })
         }
     }
 

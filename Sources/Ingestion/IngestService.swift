@@ -37,6 +37,15 @@ public struct PreparedBatch: Sendable {
     public var count: Int { items.count }
 }
 
+extension PreparedBatch {
+    /// Batches one after another as one, to append in one transaction: each item is answered as it would be were the
+    /// batches appended in turn, except for the report's `head`, which is the log's head after them all.
+    public init(joining batches: [PreparedBatch]) {
+        self.init(
+            items: batches.flatMap(\.items), events: batches.flatMap(\.events), projected: batches.flatMap(\.projected))
+    }
+}
+
 private enum PreparedItem: Sendable {
     case event
     case rejected(IngestItemResult)

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestSupport
 import Ingestion
 import Postgres
+import Synchronization
 import Testing
 
 /// POST /v1/events decides each batch ahead of the append lock while the one before is written, and writes them in
@@ -88,6 +89,63 @@ struct BatchesInTurnTests {
                 #expect(report.eventsChecked == clients * batches * perBatch)
             }
             #expect(try Self.batches(server) == ["ahead": clients * batches, "under_lock": 0])
+        }
+    }
+
+    @Test("batches that arrive while another is being decided are written together, each answered as if in turn")
+    func batchesJoinedWhileAnotherIsDecided() async throws {
+        try await withAPI { server in
+            // The owner, who may lock the table.
+            let locker = try server.database!.connect(as: server.database!.roles!.owner)
+            defer { locker.close() }
+            let ids = (0..<4).map { _ in (0..<3).map { _ in UUID() } }
+            let responses = Mutex<[Int: Result<RawClient.Response, any Error>]>([:])
+            let group = DispatchGroup()
+            func post(_ batch: Int) {
+                group.enter()
+                Thread.detachNewThread {
+                    let response = Result { try server.post(ids[batch].map { Submissions.merchantFix("M1", id: $0) }) }
+                    responses.withLock { $0[batch] = response }
+                    group.leave()
+                }
+            }
+            // With the events table locked, the first batch's decision waits for its reads, and the three others
+            // arrive meanwhile; then they are decided together.
+            try locker.transaction { transaction in
+                try transaction.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                post(0)
+                let deadline = ContinuousClock.now + .seconds(20)
+                while try transaction.query(
+                    """
+                    SELECT count(*) FROM pg_locks
+                    WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """
+                ).first!.decode(0, as: Int.self) == 0, ContinuousClock.now < deadline {
+                    usleep(20_000)
+                }
+                for batch in 1...3 { post(batch) }
+                usleep(2_000_000)
+            }
+            group.wait()
+            let answers = try (0..<4).map { batch in try responses.withLock { $0[batch]! }.get() }
+            for answer in answers {
+                #expect(answer.status == 200, "\(answer.text)")
+                #expect(try answer.statuses == ["appended", "appended", "appended"])
+            }
+            // One transaction: the log's head after it, in each answer. The first batch was decided alone; of the
+            // three others, those that had arrived by then (all, unless the machine is very slow) together.
+            let heads = try answers.map { try $0.object["head"] as? String }
+            #expect(!heads[1...].contains(heads[0]))
+            #expect(Set(heads[1...]).count < 3, "no batch was joined to another: \(heads)")
+            // As if in turn: each batch's positions and versions follow on from the batch's before it.
+            let positions = try answers.map { answer in
+                try #require(try answer.object["results"] as? [[String: Any]]).map { $0["position"] as? Int ?? -1 }
+            }
+            #expect(positions[0] == [1, 2, 3])
+            #expect(positions.flatMap { $0 }.sorted() == Array(1...12))
+            for batch in positions.dropFirst() { #expect(batch == Array(batch[0]...batch[0] + 2)) }
+            #expect(try server.storedCount() == 12)
+            #expect(try Self.batches(server) == ["ahead": 4, "under_lock": 0])
         }
     }
 }
