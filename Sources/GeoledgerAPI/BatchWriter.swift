@@ -6,7 +6,7 @@ import Synchronization
 /// Appends the batches of `POST /v1/events` one after another, as `ingest` appends a file's: each batch is decided
 /// (stream versions, domain rules, hashes: ``IngestPlanner``) outside the append lock, while the batches before it
 /// are being written, and then written in the order decided. Handlers read, validate and assess their batches at the
-/// same time on their own threads, and bring them here. Batches that arrive while another is being decided are
+/// same time on their own threads, and bring them here. Small batches that arrive while another is being decided are
 /// decided and written together, in one transaction, as if one after the other; should that transaction fail, each
 /// is appended again on its own.
 ///
@@ -17,8 +17,11 @@ import Synchronization
 final class BatchWriter: Sendable {
     /// Decisions made and not yet written, at most: the planner keeps what they change.
     static let decidedAhead = 4
-    /// Batches decided together hold at most about this many events.
-    static let joinedEvents = 10_000
+    /// Batches decided together hold at most this many items, unless one alone holds more. Small batches that
+    /// arrive together are joined up to a size at which a transaction's fixed costs no longer matter; larger ones
+    /// are written alone, so that their clients' next batches are read while one is written, instead of all the
+    /// clients of a joined batch waiting for it together.
+    static let joinedEvents = 1000
 
     private let service: IngestService
     private let pool: ConnectionPool
