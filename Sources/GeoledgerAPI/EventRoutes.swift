@@ -86,6 +86,88 @@ enum EventRoutes {
         return out
     }
 
+    /// The batch answer: the canonical bytes of `report.json`, written straight from the report. Building the
+    /// document first, a thousand items' objects, cost about 2% of the server's CPU under the HTTP bench.
+    static func answer(_ report: IngestReport) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(100 + 160 * report.results.count)
+        func member(_ name: String, first: Bool = false) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(name, into: &out)
+            out.append(UInt8(ascii: ":"))
+        }
+        func number(_ name: String, _ value: Int) {
+            member(name)
+            out += Array(String(value).utf8)
+        }
+        // Members in code point order, as canonical JSON has them.
+        out.append(UInt8(ascii: "{"))
+        member("appended", first: true)
+        out += Array(String(report.count(.appended)).utf8)
+        number("conflict", report.count(.conflict))
+        number("duplicate", report.count(.duplicate))
+        member("head")
+        JSONValue.writeString(report.head.description, into: &out)
+        number("invalid", report.count(.invalid))
+        let notAppended = report.count(.notAppended)
+        if notAppended > 0 { number(IngestStatus.notAppended.rawValue, notAppended) }
+        member("results")
+        out.append(UInt8(ascii: "["))
+        for (index, result) in report.results.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            func field(_ name: String) {
+                member(name, first: first)
+                first = false
+            }
+            if let conflict = result.conflict {
+                field("error")
+                out += Array(#"{"code":"#.utf8)
+                JSONValue.writeString(conflict.code, into: &out)
+                out += Array(#","message":"#.utf8)
+                JSONValue.writeString(conflict.message, into: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            if !result.errors.isEmpty {
+                field("errors")
+                out.append(UInt8(ascii: "["))
+                for (index, error) in result.errors.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    out += Array(#"{"code":"#.utf8)
+                    JSONValue.writeString(error.code, into: &out)
+                    out += Array(#","field":"#.utf8)
+                    JSONValue.writeString(error.field, into: &out)
+                    out += Array(#","message":"#.utf8)
+                    JSONValue.writeString(error.message, into: &out)
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+            if let eventId = result.eventId {
+                field("eventId")
+                JSONValue.writeString(eventId, into: &out)
+            }
+            if let position = result.position {
+                field("position")
+                out += Array(String(position).utf8)
+            }
+            field("status")
+            JSONValue.writeString(result.status.rawValue, into: &out)
+            if let stream = result.stream {
+                field("stream")
+                JSONValue.writeString(stream, into: &out)
+            }
+            if let version = result.version {
+                field("version")
+                out += Array(String(version).utf8)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out += Array("]}".utf8)
+        return out
+    }
+
     static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
 }
 
@@ -103,21 +185,20 @@ extension GeoledgerAPI {
         let batch = service.prepare(items)
         // The answer is given only once the transaction committed: a 200 means stored. And the server stopping
         // either waits for this answer or cuts the request off with a 503 before COMMIT: a 503 means nothing stored.
-        let report = try pool.withConnection { connection in
-            try service.append(batch, atomic: atomic, on: connection, beforeCommit: {
-                guard request.beginCommit() else {
-                    throw APIError(
-                        .serviceUnavailable, code: "shutting_down",
-                        message: "the server stopped before request \(request.id) was answered; nothing of it was stored")
-                }
-            })
-        }
+        let (report, decidedAhead) = try writer.append(batch, atomic: atomic, beforeCommit: {
+            guard request.beginCommit() else {
+                throw APIError(
+                    .serviceUnavailable, code: "shutting_down",
+                    message: "the server stopped before request \(request.id) was answered; nothing of it was stored")
+            }
+        })
+        metrics.recordBatch(decidedAhead: decidedAhead)
         metrics.recordEvents(types: items.map(EventRoutes.type(of:)), statuses: report.results.map(\.status.rawValue))
         var status = HTTPStatus.ok
         if atomic && report.count(.appended) + report.count(.duplicate) < report.results.count {
             status = report.count(.invalid) > 0 ? .unprocessableContent : .conflict
         }
-        return .json(Array(report.json.canonicalData()), status: status)
+        return .json(EventRoutes.answer(report), status: status)
     }
 
     func getEvents(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -33,11 +33,14 @@ public final class GeoledgerAPI: Sendable {
     public let pool: ConnectionPool
     public let metrics = Metrics()
     let service: IngestService
+    /// Where every batch is appended, in turn.
+    let writer: BatchWriter
     let tokens = TokenStore()
 
     public init(pool: ConnectionPool, service: IngestService, configuration: Configuration = Configuration()) {
         self.pool = pool
         self.service = service
+        self.writer = BatchWriter(service: service, pool: pool)
         self.configuration = configuration
     }
 
@@ -51,6 +54,8 @@ public final class GeoledgerAPI: Sendable {
                 responses: [
                     200: "The batch was processed and committed: per item appended, duplicate, conflict or invalid",
                     400: "The body is not a batch of events", 409: "atomic=true and an item conflicts; nothing appended",
+                    408: "The body stopped arriving (the connection timeout) or took too long (the request timeout); "
+                        + "nothing appended",
                     413: "The body or the number of events is over the limit", 415: "The body is not JSON or NDJSON",
                     422: "atomic=true and an item is invalid; nothing appended",
                     503: "The database cannot be reached, or the server stopped before the batch committed "

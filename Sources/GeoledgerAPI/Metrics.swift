@@ -4,7 +4,8 @@ import Postgres
 import Synchronization
 
 /// The counters `/metrics` shows, in the Prometheus text format (version 0.0.4): requests by route, method and
-/// status; a latency histogram by route; events by type and per-item status; the connection pool; database errors.
+/// status; a latency histogram by route; events by type and per-item status; batches by where they were decided; the
+/// connection pool; database errors.
 public final class Metrics: Sendable {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
     /// Upper bounds of the latency histogram's buckets, in seconds.
@@ -16,6 +17,8 @@ public final class Metrics: Sendable {
         var requests: [RequestKey: Int] = [:]
         var latency: [String: Histogram] = [:]
         var events: [EventKey: Int] = [:]
+        var batchesDecidedAhead = 0
+        var batchesDecidedUnderLock = 0
         var databaseErrors = 0
     }
 
@@ -54,6 +57,12 @@ public final class Metrics: Sendable {
     func recordEvents(types: [String], statuses: [String]) {
         state.withLock { state in
             for (type, status) in zip(types, statuses) { state.events[EventKey(type: type, status: status), default: 0] += 1 }
+        }
+    }
+
+    func recordBatch(decidedAhead: Bool) {
+        state.withLock { state in
+            if decidedAhead { state.batchesDecidedAhead += 1 } else { state.batchesDecidedUnderLock += 1 }
         }
     }
 
@@ -97,6 +106,11 @@ public final class Metrics: Sendable {
             lines.append("geoledger_events_total{type=\(Self.quoted(key.type)),status=\(Self.quoted(key.status))} \(count)")
         }
         lines += [
+            "# HELP geoledger_batches_total Batches of POST /v1/events answered, by where they were decided: ahead of the "
+                + "append lock, or under it (atomic batches, and those after a failed batch or another writer's append).",
+            "# TYPE geoledger_batches_total counter",
+            "geoledger_batches_total{decided=\"ahead\"} \(state.batchesDecidedAhead)",
+            "geoledger_batches_total{decided=\"under_lock\"} \(state.batchesDecidedUnderLock)",
             "# HELP geoledger_db_pool_connections_in_use Database connections held by requests now.",
             "# TYPE geoledger_db_pool_connections_in_use gauge",
             "geoledger_db_pool_connections_in_use \(pool.connectionsInUse)",

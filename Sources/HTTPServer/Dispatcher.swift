@@ -98,9 +98,9 @@ final class Dispatcher: Sendable {
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
 
         if uploadSize.pointee > 0 {
-            // A client that trickles its body is cut off once the request timeout has passed.
+            // A client that trickles its body is answered 408 once the request timeout has passed, and closed.
             guard ContinuousClock.now - context.started <= configuration.requestTimeout else {
-                configuration.log("request \(context.id): the body took longer than the request timeout; connection closed")
+                answerUnfinishedBody(context, on: connection, because: "the body took longer than the request timeout")
                 return .NO
             }
             let piece = UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)
@@ -133,11 +133,18 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// libmicrohttpd is done with a request: answered, failed, timed out or shut down.
-    func completed(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    /// libmicrohttpd is done with a request: answered, failed, timed out or shut down. A request whose body stopped
+    /// coming for the connection timeout is answered 408 now, before libmicrohttpd closes its connection.
+    func completed(
+        _ connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        reason: MHD_RequestTerminationCode
+    ) {
         guard let existing = slot.pointee else { return }
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+        if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, let connection {
+            answerUnfinishedBody(context, on: connection, because: "no more of the body came for the connection timeout")
+        }
         state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
@@ -254,10 +261,7 @@ final class Dispatcher: Sendable {
         var response = response
         response.headers.set("X-Request-Id", context.id)
         if state.withLock({ $0.phase != .running }) { response.headers.set("Connection", "close") }
-        configuration.completed(CompletedRequest(
-            id: context.id, method: context.method, route: context.route, status: response.status,
-            bytes: response.body.count, duration: ContinuousClock.now - context.started,
-            remoteAddress: context.remoteAddress, principal: response.principal))
+        record(response, for: context)
         guard let prepared = Self.makeResponse(response) else {
             let names = response.headers.map(\.name).joined(separator: ", ")
             configuration.log("request \(context.id): libmicrohttpd refuses one of the response's headers (\(names))")
@@ -270,6 +274,46 @@ final class Dispatcher: Sendable {
         }
         defer { MHD_destroy_response(prepared) }
         return MHD_queue_response(connection, UInt32(response.status.rawValue), prepared)
+    }
+
+    /// Answers 408 to a request whose body stopped short of its end, unless it was answered already; libmicrohttpd
+    /// closes the connection next. libmicrohttpd queues an answer only before it reads a body or once the body is
+    /// complete, so this one is written on the connection's socket directly: libmicrohttpd has sent nothing of this
+    /// request and sends nothing more on the connection.
+    private func answerUnfinishedBody(_ context: RequestContext, on connection: OpaquePointer, because reason: String) {
+        guard context.abandon() else { return }
+        configuration.log("request \(context.id): \(reason); answered 408")
+        var response = HTTPResponse.error(
+            .requestTimeout, code: "request_timeout",
+            message: "the request body did not arrive in time; nothing of the request was used")
+        response.headers.set("X-Request-Id", context.id)
+        response.headers.set("Connection", "close")
+        record(response, for: context)
+        let socket = geoledger_mhd_connection_socket(connection)
+        guard socket >= 0 else { return }
+        let bytes = Self.wireFormat(response)
+        // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it
+        // not, the client gets the connection closed, as it would without this answer.
+        if sendWithoutWaiting(bytes, on: socket) != bytes.count {
+            configuration.log("request \(context.id): the 408 answer could not be sent whole")
+        }
+    }
+
+    /// A response as HTTP/1.1 puts it on the wire, for what libmicrohttpd cannot send.
+    static func wireFormat(_ response: HTTPResponse) -> [UInt8] {
+        let reason = MHD_get_reason_phrase_for(UInt32(response.status.rawValue)).map { String(cString: $0) } ?? ""
+        var head = "HTTP/1.1 \(response.status.rawValue) \(reason)\r\n"
+        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\n\r\n"
+        return Array(head.utf8) + response.body
+    }
+
+    /// Reports an answer to the application (``HTTPServer/Configuration/completed``).
+    private func record(_ response: HTTPResponse, for context: RequestContext) {
+        configuration.completed(CompletedRequest(
+            id: context.id, method: context.method, route: context.route, status: response.status,
+            bytes: response.body.count, duration: ContinuousClock.now - context.started,
+            remoteAddress: context.remoteAddress, principal: response.principal))
     }
 
     /// libmicrohttpd's copy of the response, or nil if it refuses a header (a line break in a value,
@@ -297,6 +341,11 @@ final class Dispatcher: Sendable {
     }
 }
 
+/// Writes what the socket takes at once; the bytes written, or -1.
+private func sendWithoutWaiting(_ bytes: [UInt8], on socket: Int32) -> Int {
+    bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+}
+
 // MARK: - The C callbacks: no captures; the dispatcher comes through the context pointer.
 
 let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, slot in
@@ -305,9 +354,9 @@ let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, meth
         .access(connection, url: url, method: method, upload: upload, uploadSize: uploadSize, slot: slot)
 }
 
-let completedCallback: MHD_RequestCompletedCallback = { context, _, slot, _ in
+let completedCallback: MHD_RequestCompletedCallback = { context, connection, slot, reason in
     guard let context, let slot else { return }
-    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().completed(slot)
+    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().completed(connection, slot: slot, reason: reason)
 }
 
 let logCallback: MHD_LogCallback = { context, format, arguments in

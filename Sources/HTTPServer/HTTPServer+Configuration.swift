@@ -18,10 +18,12 @@ extension HTTPServer {
         /// Connections open at once; more wait in the listen queue.
         public var maximumConnections: Int
         /// How long a connection may stay silent (no byte received or sent) before it is closed,
-        /// in whole seconds (libmicrohttpd's unit). A request being handled is not silent.
+        /// in whole seconds (libmicrohttpd's unit); a request whose body was arriving is answered 408 first.
+        /// A request being handled is not silent.
         public var connectionTimeout: Duration
-        /// How long a client may take to send one request's body; past it the connection is closed.
-        /// Together with `connectionTimeout` this bounds how long a slow client holds its connection.
+        /// How long a client may take to send one request's body; past it the request is answered 408 and the
+        /// connection closed. Together with `connectionTimeout` this bounds how long a slow client holds its
+        /// connection.
         public var requestTimeout: Duration
         /// Response bodies smaller than this are sent as they are.
         public var compressionThreshold: Int

@@ -98,6 +98,21 @@ final class RequestContext: Sendable {
         }
     }
 
+    /// Claims the answer to a request whose body stopped short (a 408): true while the body was still arriving, and
+    /// then the request is answered and its body dropped; false once anything else answered it.
+    func abandon() -> Bool {
+        state.withLock { state in
+            switch state.phase {
+            case .receiving, .refused:
+                state.phase = .sent
+                state.body = []
+                return true
+            case .dispatched, .answered, .sent:
+                return false
+            }
+        }
+    }
+
     /// The route pattern that matched, once a worker routed the request.
     var route: String? {
         get { state.withLock { $0.route } }

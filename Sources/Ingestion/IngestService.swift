@@ -37,6 +37,15 @@ public struct PreparedBatch: Sendable {
     public var count: Int { items.count }
 }
 
+extension PreparedBatch {
+    /// Batches one after another as one, to append in one transaction: each item is answered as it would be were the
+    /// batches appended in turn, except for the report's `head`, which is the log's head after them all.
+    public init(joining batches: [PreparedBatch]) {
+        self.init(
+            items: batches.flatMap(\.items), events: batches.flatMap(\.events), projected: batches.flatMap(\.projected))
+    }
+}
+
 private enum PreparedItem: Sendable {
     case event
     case rejected(IngestItemResult)
@@ -117,12 +126,15 @@ public struct IngestService: Sendable {
     }
 
     /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction.
+    /// - Parameter beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch back
+    ///   and is rethrown.
     /// - Returns: the answers; nil when someone else appended since the batch was decided, and nothing was written:
     ///   then append it with ``append(_:atomic:cache:on:)``, which decides under the append lock.
-    public func write(_ decided: DecidedBatch, on connection: Connection) throws -> IngestReport? {
+    public func write(_ decided: DecidedBatch, on connection: Connection, beforeCommit: () throws -> Void = {}) throws -> IngestReport? {
         let written = try store.write(decided.append, then: { transaction in
             try Projector.live.projectHistory(decided.placed, on: transaction)
             try Projector.live.store(decided.bindings, on: transaction)
+            try beforeCommit()
         }, on: connection)
         return written ? Self.report(decided.batch, decided.append.answer) : nil
     }

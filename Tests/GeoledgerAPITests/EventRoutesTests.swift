@@ -136,6 +136,32 @@ struct EventRoutesTests {
         }
     }
 
+    @Test("a client that stalls in its body gets a 408 with a JSON error within the connection timeout; nothing is stored")
+    func stalledBody() async throws {
+        try await withAPI(configure: { $0.connectionTimeout = .seconds(1) }) { server in
+            let first = Submissions.merchantFix("M1")
+            let body = Array(("[" + first + "," + Submissions.merchantFix("M2") + "]").utf8)
+            let client = try RawClient(port: server.port, timeout: .seconds(10))
+            try client.send(
+                "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.tokens["ingest"]!)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n")
+            // The first event whole, then nothing more.
+            try client.send(Array(("[" + first + ",").utf8))
+            let started = ContinuousClock.now
+            let response = try client.readResponse()
+            let elapsed = ContinuousClock.now - started
+            #expect(response.status == 408, "\(response.text)")
+            #expect(response.headers["Content-Type"] == "application/json")
+            #expect(response.errorCode == "request_timeout")
+            #expect(elapsed < .seconds(3))
+            #expect(client.closesWithin(.seconds(2)))
+            #expect(try server.storedCount() == 0)
+            let id = try #require(response.headers["X-Request-Id"])
+            #expect(server.log.all.contains { $0.contains(id) && $0.contains(#""status":408"#) })
+            #expect(try server.call("GET", "/healthz").status == 200)
+        }
+    }
+
     @Test("the feed pages by position: after= and limit=, next is the last position; bad parameters are 400")
     func feedPaging() async throws {
         try await withAPI { server in

@@ -16,28 +16,49 @@ import Testing
         return router
     }
 
-    @Test func aClientThatStopsSendingItsBodyIsDropped() async throws {
+    /// The answer libmicrohttpd never gets to send, checked as a client reads it.
+    static func expectRequestTimeout(_ response: RawClient.Response) throws {
+        #expect(response.status == 408, "\(response.text)")
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["Connection"]?.lowercased() == "close")
+        #expect(response.headers["X-Request-Id"]?.count == 16)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let error = try #require(document["error"] as? [String: Any], "\(response.text)")
+        #expect(error["code"] as? String == "request_timeout")
+        #expect((error["message"] as? String)?.isEmpty == false)
+    }
+
+    @Test("a client that stops sending its body gets a 408 with a JSON error at the connection timeout, then is closed")
+    func aClientThatStopsSendingItsBodyIsAnswered408() async throws {
         let port = TestPort.base + 20
         let counter = Counter()
-        let (ping, closed, elapsed) = try await withServer(port: port, router: Self.router(counter), configure: { configuration in
+        let records = CompletedRequestTests.Records()
+        let (ping, response, closed, elapsed) = try await withServer(port: port, router: Self.router(counter), configure: { configuration in
             configuration.workerThreads = 1
             configuration.connectionTimeout = .seconds(1)
+            configuration.completed = { records.append($0) }
         }) { _ in
-            let client = try RawClient(port: port)
+            let client = try RawClient(port: port, timeout: .seconds(6))
             try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n0123456789")
             let started = ContinuousClock.now
             // The only worker is free meanwhile.
             let ping = try request(port: port, "GET", "/ping")
-            let closed = client.closesWithin(.seconds(6))
-            return (ping, closed, ContinuousClock.now - started)
+            let response = try client.readResponse()
+            let elapsed = ContinuousClock.now - started
+            return (ping, response, client.closesWithin(.seconds(2)), elapsed)
         }
         #expect(ping.status == 200)
+        try Self.expectRequestTimeout(response)
         #expect(closed)
+        #expect(elapsed >= .milliseconds(900))
         #expect(elapsed < .seconds(4))
         #expect(counter.calls == 0)
+        // Recorded like every answer, for the log and the metrics.
+        #expect(records.all.contains { $0.status == .requestTimeout && $0.id == response.headers["X-Request-Id"] })
     }
 
-    @Test func aClientThatTricklesItsBodyIsDroppedAtTheRequestTimeout() async throws {
+    @Test("a client that trickles its body gets a 408 with a JSON error once the request timeout has passed")
+    func aClientThatTricklesItsBodyIsAnswered408AtTheRequestTimeout() async throws {
         let port = TestPort.base + 21
         let counter = Counter()
         let logged = LogLines()
@@ -47,37 +68,41 @@ import Testing
             configuration.requestTimeout = .seconds(1)
             configuration.log = logged.append
         }) { _ in
-            let client = try RawClient(port: port, timeout: .seconds(1))
+            let client = try RawClient(port: port, timeout: .seconds(2))
             try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n")
             let started = ContinuousClock.now
-            // One byte every 100 ms: never silent long enough for the connection timeout.
-            var dropped = false
+            // One byte every 100 ms: never silent long enough for the connection timeout. The answer is read as soon
+            // as it is there, before another byte could meet a closed connection.
+            var answered = false
             var lastSend = started
             var longestSilence = Duration.zero
             var ping: RawClient.Response?
             for sent in 0..<60 {
-                do {
-                    try client.send("x")
-                } catch {
-                    dropped = true
+                if client.isReadable(within: .zero) {
+                    answered = true
                     break
                 }
+                try client.send("x")
                 longestSilence = max(longestSilence, ContinuousClock.now - lastSend)
                 lastSend = .now
                 // The only worker is free meanwhile.
                 if sent == 3 { ping = try request(port: port, "GET", "/ping") }
                 usleep(100_000)
             }
-            let closed = dropped || client.closesWithin(.seconds(1))
-            return (closed: closed, elapsed: ContinuousClock.now - started, longestSilence: longestSilence, ping: ping)
+            let elapsed = ContinuousClock.now - started
+            let response = answered ? try client.readResponse() : nil
+            return (response: response, closed: client.closesWithin(.seconds(2)), elapsed: elapsed,
+                    longestSilence: longestSilence, ping: ping)
         }
+        let response = try #require(outcome.response, "no answer while the body trickled")
+        try Self.expectRequestTimeout(response)
         #expect(outcome.closed)
-        #expect(outcome.longestSilence < .seconds(3), "the connection timeout, not the request timeout, may have closed it")
+        #expect(outcome.longestSilence < .seconds(3), "the connection timeout, not the request timeout, may have ended it")
         #expect(outcome.elapsed >= .milliseconds(900))
         #expect(outcome.elapsed < .seconds(5))
         #expect(outcome.ping?.status == 200)
         #expect(counter.calls == 0)
-        #expect(logged.all.contains { $0.hasSuffix("the body took longer than the request timeout; connection closed") })
+        #expect(logged.all.contains { $0.hasSuffix("the body took longer than the request timeout; answered 408") })
         // libmicrohttpd's own messages reach the log too.
         #expect(logged.all.contains { $0.hasPrefix("libmicrohttpd: ") })
     }

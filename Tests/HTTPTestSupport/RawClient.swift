@@ -110,6 +110,14 @@ public final class RawClient {
         }
     }
 
+    /// Whether bytes (or the end of the stream) wait to be read, or arrive within `limit`.
+    public func isReadable(within limit: Duration) -> Bool {
+        if !buffer.isEmpty { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        return poll(&descriptor, 1, milliseconds) > 0
+    }
+
     /// Waits for the server to close the connection, reading and dropping what it sends. True when it closed (or
     /// reset) within `limit`.
     public func closesWithin(_ limit: Duration) -> Bool {
