@@ -15,6 +15,20 @@ struct APIError: Error {
 }
 
 extension HTTPRequest {
+    /// 400 naming the first query parameter the route does not take, or one given twice: a misspelt filter must not
+    /// pass unnoticed, nor one of two values be taken silently.
+    func acceptOnly(_ names: Set<String>) throws(APIError) {
+        var seen: Set<String> = []
+        for item in query {
+            guard names.contains(item.name) else {
+                throw .badParameter(item.name, "unknown parameter '\(item.name)'; this route takes \(names.sorted().joined(separator: ", "))")
+            }
+            guard seen.insert(item.name).inserted else {
+                throw .badParameter(item.name, "\(item.name) is given twice; give it once")
+            }
+        }
+    }
+
     /// The query parameter `name` as a whole number in `range`; `fallback` when absent.
     func integer(_ name: String, default fallback: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {
         guard let text = query[name] else { return fallback }

@@ -180,6 +180,7 @@ extension GeoledgerAPI {
                     + (request.headers["Content-Type"] ?? "without a Content-Type"),
                 field: "Content-Type")
         }
+        try request.acceptOnly(["atomic"])
         let atomic = try request.boolean("atomic")
         let items = try EventRoutes.items(request.body, limit: configuration.maximumBatchItems).map(\.parsed)
         let batch = service.prepare(items)
@@ -202,6 +203,7 @@ extension GeoledgerAPI {
     }
 
     func getEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+        try request.acceptOnly(["after", "limit"])
         let after = try request.integer("after", default: 0, range: 0...Int64.max)
         let limit = try request.integer(
             "limit", default: EventRoutes.defaultFeedLimit, range: 1...EventRoutes.maximumFeedLimit)

@@ -111,7 +111,7 @@ extension GeoledgerAPI {
     private func history(
         _ request: HTTPRequest, kind: String, _ subject: (String) -> HistorySubject
     ) throws -> HTTPResponse {
-        try Self.allowOnly(HistoryParameters.names, in: request)
+        try request.acceptOnly(HistoryParameters.names)
         let id = request.pathParameters["id"] ?? ""
         guard EntityID.isValid(id) else {
             throw APIError(
@@ -122,7 +122,7 @@ extension GeoledgerAPI {
     }
 
     private func visits(_ request: HTTPRequest) throws -> HTTPResponse {
-        try Self.allowOnly(HistoryParameters.names.union(["merchant", "visitor"]), in: request)
+        try request.acceptOnly(HistoryParameters.names.union(["merchant", "visitor"]))
         let subject: HistorySubject
         switch (request.query["merchant"], request.query["visitor"]) {
         case (let merchant?, nil):
@@ -162,7 +162,7 @@ extension GeoledgerAPI {
         guard let report = Report(rawValue: name) else {
             throw APIError(.notFound, code: "not_found", message: "no report '\(name)'; the reports: \(names)")
         }
-        try Self.allowOnly(["from", "to", "app", "provider", "threshold", "days", "format"], in: request)
+        try request.acceptOnly(["from", "to", "app", "provider", "threshold", "days", "format"])
         let format = try AnswerFormat.read(request)
         if format == .geojson, !report.hasPositions {
             throw APIError.badParameter(
@@ -194,13 +194,6 @@ extension GeoledgerAPI {
         let table = try pool.withConnection { try Reports.table(report, filters, on: $0) }
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": AnswerFormat.mediaType(format)], body: Array(try table.rendered(as: format).utf8))
-    }
-
-    /// 400 naming the first query parameter the route does not take: a misspelt filter must not pass unnoticed.
-    private static func allowOnly(_ names: Set<String>, in request: HTTPRequest) throws(APIError) {
-        for item in request.query where !names.contains(item.name) {
-            throw .badParameter(item.name, "unknown parameter '\(item.name)'; this route takes \(names.sorted().joined(separator: ", "))")
-        }
     }
 
     /// The request's path and query with `cursor` set to `cursor`: the next page's URL, relative to the server.
@@ -237,7 +230,7 @@ enum HistoryParameters {
         }
         if let text = request.query["cursor"] {
             guard let cursor = HistoryCursor(text) else {
-                throw .badParameter("cursor", "cursor must be one a page's Link header gave, not '\(text)'")
+                throw .badParameter("cursor", "cursor must be one that a page's Link header gave, not '\(text)'")
             }
             range.cursor = cursor
         }

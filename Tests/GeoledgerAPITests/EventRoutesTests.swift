@@ -61,6 +61,12 @@ struct EventRoutesTests {
             let malformed = try server.post([Submissions.merchantFix("M1")], query: "?atomic=maybe")
             #expect(malformed.status == 400)
             #expect(malformed.errorCode == "invalid_parameter")
+            for query in ["?atomc=true", "?atomic=true&atomic=false"] {
+                let refused = try server.post([Submissions.merchantFix("M3")], query: query)
+                #expect(refused.status == 400, "\(query)")
+                #expect(refused.errorCode == "invalid_parameter", "\(query)")
+            }
+            #expect(try server.storedCount() == 2)
         }
     }
 

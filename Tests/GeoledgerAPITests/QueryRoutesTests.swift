@@ -189,6 +189,9 @@ struct QueryRoutesTests {
         ("/v1/merchants/M1/history?format=xml", "format"),
         ("/v1/merchants/M1/history?format=table", "format"),
         ("/v1/merchants/M1/history?limt=5", "limt"),
+        ("/v1/merchants/M1/history?limit=5&limit=6", "limit"),
+        ("/v1/events?limit=5&limit=6", "limit"),
+        ("/v1/events?afterr=5", "afterr"),
         ("/v1/merchants/M%20one/history", "id"),
         ("/v1/visits", "merchant"),
         ("/v1/visits?merchant=M1&visitor=sales-17", "visitor"),
@@ -204,6 +207,7 @@ struct QueryRoutesTests {
         ("/v1/reports/daily?format=geojson", "format"),
         ("/v1/reports/daily?format=svg", "format"),
         ("/v1/reports/daily?since=2026-11-01", "since"),
+        ("/v1/reports/daily?app=a&app=b", "app"),
     ])
     func badParameters(target: String, field: String) async throws {
         try await withAPI { server in
