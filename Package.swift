@@ -54,6 +54,7 @@ let package = Package(
                 .copy("0009_reports.sql"),
                 .copy("0010_citus.sql"),
                 .copy("0011_fix_platform.sql"),
+                .copy("0014_report_visits.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
