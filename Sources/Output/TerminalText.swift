@@ -2,17 +2,24 @@
 enum TerminalText {
     /// Columns on a terminal: two for East Asian wide characters (上海市) and emoji, none for combining marks.
     static func width(_ text: String) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        // Printable ASCII, most of a table, takes a column a byte; the Unicode properties are for the rest.
+        if text.utf8.allSatisfy(isPrintableASCII) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
     }
 
     static func width(of character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
+        if first.isASCII && isPrintableASCII(UInt8(first.value)) { return 1 }
         if first.properties.isEmojiPresentation { return 2 }
         switch first.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0
         default: break
         }
         return isWide(first.value) ? 2 : 1
+    }
+
+    private static func isPrintableASCII(_ byte: UInt8) -> Bool {
+        (0x20...0x7E).contains(byte)
     }
 
     /// The East Asian Wide and Fullwidth blocks: Hangul Jamo, CJK, Hiragana to Yi, Hangul, compatibility
