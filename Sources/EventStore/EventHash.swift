@@ -53,9 +53,9 @@ public enum EventHash {
     private static func canonicalMiddle(position: Int64, recordedAt: Timestamp) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(48)
-        appendDecimal(position, to: &bytes)
+        JSONValue.writeInteger(position, into: &bytes)
         bytes += recordedAtKey
-        appendDecimal(recordedAt.microseconds, to: &bytes)
+        JSONValue.writeInteger(recordedAt.microseconds, into: &bytes)
         return bytes
     }
 
@@ -75,24 +75,9 @@ public enum EventHash {
     private static func canonicalEnd(version: Int64) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(21)
-        appendDecimal(version, to: &bytes)
+        JSONValue.writeInteger(version, into: &bytes)
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }
-
-    /// The decimal digits of `value`, as `String(value)` writes them, without making the string.
-    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of any magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var magnitude = value.magnitude
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: buffer[start...])
-        }
-    }
 }
+

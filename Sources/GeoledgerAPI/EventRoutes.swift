@@ -98,7 +98,7 @@ enum EventRoutes {
         }
         func number(_ name: String, _ value: Int) {
             member(name)
-            out += Array(String(value).utf8)
+            JSONValue.writeInteger(Int64(value), into: &out)
         }
         // Members in code point order, as canonical JSON has them.
         out.append(UInt8(ascii: "{"))
@@ -150,7 +150,7 @@ enum EventRoutes {
             }
             if let position = result.position {
                 field("position")
-                out += Array(String(position).utf8)
+                JSONValue.writeInteger(Int64(position), into: &out)
             }
             field("status")
             JSONValue.writeString(result.status.rawValue, into: &out)
@@ -160,7 +160,7 @@ enum EventRoutes {
             }
             if let version = result.version {
                 field("version")
-                out += Array(String(version).utf8)
+                JSONValue.writeInteger(Int64(version), into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -50,10 +50,15 @@ extension JSONValue {
             out.append(contentsOf: canonicalNumber(value).utf8)
             return
         }
-        var magnitude = UInt64(abs(value))  // -0.0 is written 0
+        writeInteger(Int64(value), into: &out)  // -0.0 is written 0
+    }
+
+    /// Appends the decimal digits of `value` to `out`, as `String(value)` writes them, without making the string.
+    public static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 16 digits of any integer below 2^53
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of any magnitude
         withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = value.magnitude
             var start = buffer.count
             repeat {
                 start -= 1

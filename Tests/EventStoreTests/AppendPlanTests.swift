@@ -56,11 +56,4 @@ struct AppendPlanTests {
                 recordedAt: recordedAt, data: event.data, metadata: event.metadata))
         #expect(EventHash.chain(previous: previous, event, position: 12, recordedAt: recordedAt, version: 3) == whole)
     }
-
-    @Test("decimal digits are written as String writes them", arguments: [0, 7, -7, 10, 1_234_567_890, Int64.max, Int64.min])
-    func decimalDigits(value: Int64) {
-        var bytes: [UInt8] = [UInt8(ascii: "x")]
-        EventHash.appendDecimal(value, to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
-    }
 }

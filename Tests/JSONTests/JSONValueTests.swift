@@ -52,6 +52,13 @@ import Testing
         #expect(Double(expected) == value)
     }
 
+    @Test("integers are written as String writes them", arguments: [0, 7, -7, 10, 1_234_567_890, Int64.max, Int64.min])
+    func integers(value: Int64) {
+        var bytes: [UInt8] = [UInt8(ascii: "x")]
+        JSONValue.writeInteger(value, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
+    }
+
     @Test("an object written with members changed is the changed object made canonical, and the object is left as it was")
     func canonicalDataWithChangedMembers() throws {
         let object = try #require(try parse(#"{"b": [1, {"y": 2, "x": 1.5}], "eventId": "ABC", "a": "\\", "expectedVersion": 3}"#).objectValue)
