@@ -35,7 +35,7 @@ let package = Package(
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
-        .target(name: "Output", dependencies: ["JSON"]),
+        .target(name: "Output", dependencies: ["JSON", "CivilCalendar"]),
         // CSV points read from standard input, in bounded memory.
         .target(name: "CSVInput"),
         // Pictures: points and lines over the region outlines, as standalone SVG.

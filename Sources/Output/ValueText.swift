@@ -1,15 +1,14 @@
+import CivilCalendar
 import Foundation
 
 /// Values as text: rounded, in the time zone, and readable for people in a table; exact for programs.
 struct ValueText {
-    private let calendar: Calendar
+    private let timeZone: TimeZone
     /// Whether machine times end in `Z` rather than an offset.
     private let utc: Bool
 
     init(_ presentation: Presentation, format: Format) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = presentation.timeZone ?? (format.isForPrograms ? TimeZone(identifier: "UTC")! : .current)
-        self.calendar = calendar
+        timeZone = presentation.timeZone ?? (format.isForPrograms ? TimeZone(identifier: "UTC")! : .current)
         utc = presentation.timeZone == nil && format.isForPrograms
     }
 
@@ -60,11 +59,15 @@ struct ValueText {
         let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
         let seconds = (microseconds / 1_000_000).rounded(.down)
         let whole = Date(timeIntervalSince1970: seconds)
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: whole)
-        func two(_ number: Int?) -> String { Self.padded(number ?? 0, to: 2) }
-        let day = Self.padded(parts.year ?? 0, to: 4) + "-" + two(parts.month) + "-" + two(parts.day)
-        let clock = two(parts.hour) + ":" + two(parts.minute) + ":" + two(parts.second)
-        let offset = calendar.timeZone.secondsFromGMT(for: whole)
+        // The day and clock from the seconds in the zone, on the proleptic Gregorian calendar RFC 3339 counts in.
+        let offset = timeZone.secondsFromGMT(for: whole)
+        let local = Int(seconds) + offset
+        let (days, secondOfDay) = local.quotientAndRemainder(dividingBy: 86_400)
+        let civil = CivilDate(daysSince1970: secondOfDay < 0 ? days - 1 : days)
+        let clockSeconds = secondOfDay < 0 ? secondOfDay + 86_400 : secondOfDay
+        func two(_ number: Int) -> String { Self.padded(number, to: 2) }
+        let day = Self.padded(civil.year, to: 4) + "-" + two(civil.month) + "-" + two(civil.day)
+        let clock = two(clockSeconds / 3600) + ":" + two(clockSeconds / 60 % 60) + ":" + two(clockSeconds % 60)
         let sign = offset < 0 ? "-" : "+"
         let hours = two(abs(offset) / 3600), minutes = two(abs(offset) / 60 % 60)
         if forPeople {
