@@ -51,8 +51,8 @@ private enum PreparedItem: Sendable {
     case rejected(IngestItemResult)
 }
 
-/// The one path by which location records come in (today the CLI's `ingest`; it is meant to serve the HTTP API
-/// too): validate → assess → append in a batch, with domain rules and projections in the same transaction.
+/// The one path by which location records come in (the CLI's `ingest` and `POST /v1/events`): validate → assess →
+/// append in a batch, with domain rules and projections in the same transaction.
 public struct IngestService: Sendable {
     let validator: SubmissionValidator
     let assessor: FixAssessor
