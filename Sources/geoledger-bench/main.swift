@@ -27,7 +27,8 @@ let usage = """
                                of others, in ms (history_ms= the slowest), and the plan of the busiest
                                merchant's page
       http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
-                               batches of 1,000 by 4 clients on loopback, against COPY of the same rows;
+                               batches of 1,000 by 4 clients on loopback, against COPY of the same rows,
+                               with the CPU per appended event of serve and of the database server;
                                then, on that database, p50 and p99 latency of single requests, one at a
                                time, and the server's peak resident memory (VmHWM)
       citus [OPTIONS]          the same workload through the same stages on the server (plain_ lines) and
