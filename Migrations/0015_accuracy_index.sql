@@ -16,8 +16,8 @@ BEGIN
 END
 $$;
 
--- As in 0011, the whole history's values read from fixes_accuracy: one query per percentile's rank, each a range of the
--- index from its offset (on Citus, each a query over the shards with its limit and offset).
+-- As in 0011, the whole history's values read from fixes_accuracy: one statement per percentile's rank, each a range of
+-- the index from its offset (on Citus, a query of its own over the shards, with its limit and offset).
 CREATE OR REPLACE FUNCTION report_fix_stats(p_from timestamptz, p_to timestamptz, p_app text, p_provider text)
 RETURNS TABLE (provider text, platform text, fixes bigint, mismatch_rate float8, median_accuracy float8,
                p90_accuracy float8)
@@ -25,6 +25,7 @@ LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
     g record;
+    value_at float8;
     v float8[];
 BEGIN
     IF p_from IS NULL AND p_to IS NULL THEN
@@ -51,12 +52,12 @@ BEGIN
             WHERE q.k >= r.below AND q.k < r.below + r.n
             GROUP BY 1, 2
         LOOP
-            v := ARRAY[]::float8[];
             FOR i IN 1..4 LOOP
-                v := v || (SELECT f.horizontal_accuracy FROM projections.fixes f
-                           WHERE f.provider = g.provider AND f.platform = g.platform
-                             AND f.horizontal_accuracy >= g.buckets[i] AND (p_app IS NULL OR coalesce(f.app, '') = p_app)
-                           ORDER BY f.horizontal_accuracy OFFSET g.offsets[i] LIMIT 1);
+                SELECT f.horizontal_accuracy INTO value_at FROM projections.fixes f
+                WHERE f.provider = g.provider AND f.platform = g.platform
+                  AND f.horizontal_accuracy >= g.buckets[i] AND (p_app IS NULL OR coalesce(f.app, '') = p_app)
+                ORDER BY f.horizontal_accuracy OFFSET g.offsets[i] LIMIT 1;
+                v[i] := value_at;
             END LOOP;
             provider := g.provider;
             platform := g.platform;
