@@ -55,6 +55,8 @@ let package = Package(
                 .copy("0010_citus.sql"),
                 .copy("0011_fix_platform.sql"),
                 .copy("0014_report_visits.sql"),
+                .copy("0015_accuracy_index.sql"),
+                .copy("0016_accuracy_buckets_one_digit.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),

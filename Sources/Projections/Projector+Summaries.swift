@@ -3,13 +3,13 @@ import LocationEvents
 import Postgres
 
 /// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
-/// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per horizontal accuracy
-/// (`accuracy_buckets`, `accuracy_values`). Written with the history rows, in the same transaction, as upserts: a
+/// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per bucket of horizontal accuracy
+/// (`accuracy_buckets`; the values in a bucket are read from the fix history's `fixes_accuracy` index). Written with the history rows, in the same transaction, as upserts: a
 /// batch adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
 /// the batches and their order, in an append or in replay's chunks.
 extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
-    static let summaryTables: Set<String> = ["accuracy_buckets", "accuracy_values", "daily_events", "fix_days", "latest_fixes"]
+    static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
 
     func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
         // Every upsert goes in one order of its keys that all writers share (``inSharedOrder(_:_:)``), so that replay's
@@ -73,7 +73,7 @@ extension Projector {
         let horizontalAccuracy: Double
     }
 
-    /// `fix_days`, `accuracy_buckets` and `accuracy_values`.
+    /// `fix_days` and `accuracy_buckets`.
     private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
         var days: [FixDayKey: Int64] = [:]
         var values: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
@@ -108,11 +108,6 @@ extension Projector {
             ])
         // Each value's bucket is the database's accuracy_bucket; the rows go in key order, sorted there.
         let valueKeys = Array(values.keys)
-        let parameters: [QueryParameter] = [
-            .binary(try BinaryArray(valueKeys.map(\.provider))), .binary(try BinaryArray(valueKeys.map(\.platform))),
-            .binary(try BinaryArray(valueKeys.map(\.app))), .binary(BinaryArray(valueKeys.map(\.horizontalAccuracy))),
-            .binary(BinaryArray(valueKeys.map { values[$0]!.fixes })), .binary(BinaryArray(valueKeys.map { values[$0]!.mismatches })),
-        ]
         _ = try connection.query(
             """
             INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
@@ -122,16 +117,12 @@ extension Projector {
             GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
             ON CONFLICT (provider, platform, app, bucket)
             DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
-            """, parameters: parameters)
-        _ = try connection.query(
-            """
-            INSERT INTO \(schema).accuracy_values AS v (provider, platform, bucket, horizontal_accuracy, app, fixes)
-            SELECT provider, platform, accuracy_bucket(value), value, app, fixes
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[])
-                AS u (provider, platform, app, value, fixes, mismatches)
-            ORDER BY 1, 2, 3, 4, 5
-            ON CONFLICT (provider, platform, bucket, horizontal_accuracy, app) DO UPDATE SET fixes = v.fixes + excluded.fixes
-            """, parameters: parameters)
+            """,
+            parameters: [
+                .binary(try BinaryArray(valueKeys.map(\.provider))), .binary(try BinaryArray(valueKeys.map(\.platform))),
+                .binary(try BinaryArray(valueKeys.map(\.app))), .binary(BinaryArray(valueKeys.map(\.horizontalAccuracy))),
+                .binary(BinaryArray(valueKeys.map { values[$0]!.fixes })), .binary(BinaryArray(valueKeys.map { values[$0]!.mismatches })),
+            ])
     }
 
     private struct EntityKey: Hashable, Comparable {

@@ -13,7 +13,8 @@ import Workload
 /// 2. ingest it as `geoledger ingest` does (validation, assessment, rules, projections, one transaction per batch)
 ///    into a fresh database made for the pair and dropped after it;
 /// 3. COPY the stored event rows into an empty copy of the events table (indexes, no triggers): the floor
-///    PostgreSQL itself sets for writing these rows;
+///    PostgreSQL itself sets for writing these rows; then the stored fixes into an empty copy of their table (every
+///    index): with the events', the floor for the log and the one projection row the design writes per fix;
 /// 4. steps 2 and 3 again, `pairs` times in all, each ratio printed and their median taken: one pair on a shared
 ///    2-core machine says little;
 /// 5. replay every projection from the last pair's log, then time `history` (``HistoryBench``) and every report
@@ -299,7 +300,38 @@ enum IngestBench {
         emit("copy_events_per_s=\(rate(copied, copy.wall))")
         // The copy has served its purpose; left in place, it would be vacuumed before the replay for nothing.
         try connection.execute("DROP TABLE events_copy")
+        try copyFixes(connection: connection, options: options, events: copied, eventsCopy: copy)
         return (Double(totals.appended) / ingest.wall, Double(copied) / copy.wall)
+    }
+
+    /// COPYs the stored fix history into an empty copy of its table (every index, as in `projections`), timed like the
+    /// events' COPY, and prints the server CPU of both COPYs per event: what the server needs at least for the log and
+    /// the one projection row the design writes per fix.
+    private static func copyFixes(connection: Connection, options: Options, events: Int, eventsCopy: Timing) throws {
+        let columns = try connection.query(
+            """
+            SELECT quote_ident(column_name) FROM information_schema.columns
+            WHERE table_schema = 'projections' AND table_name = 'fixes' ORDER BY ordinal_position
+            """
+        ).map { try $0.decode(0, as: String.self) }
+        let backend = connection.backendPID
+        let (copied, copy) = try {
+            let rows = try storedRows(of: "projections.fixes", columns: columns, on: connection)
+            try connection.execute("CREATE TABLE fixes_copy (LIKE projections.fixes INCLUDING ALL)")
+            try settle(connection, before: "copy_fixes")
+            if options.statements { try StatementStatistics.reset(on: connection) }
+            return try timed(backends: [backend]) {
+                try connection.copyFrom("COPY fixes_copy (\(columns.joined(separator: ", "))) FROM STDIN") { writer in
+                    for row in rows { try writer.row(row) }
+                }
+            }
+        }()
+        if options.statements { try StatementStatistics.write("copy_fixes", per: events, on: connection) }
+        emit("copy_fixes_rows=\(copied)")
+        emit("copy_fixes_server_cpu_s=\(copy.serverCPU.map(seconds) ?? "n/a")")
+        let both = eventsCopy.serverCPU.flatMap { events in copy.serverCPU.map { events + $0 } }
+        emit("copy_with_fixes_server_us_per_event=\(both.map { microseconds($0, per: events) } ?? "n/a")")
+        try connection.execute("DROP TABLE fixes_copy")
     }
 
     /// Replays every projection (on connections of its own: their backends' CPU is not broken out).
@@ -328,19 +360,22 @@ enum IngestBench {
 
     /// Every stored event in its COPY text form, in position order, read in chunks.
     static func storedRows(on connection: Connection) throws -> [[String?]] {
+        try storedRows(of: "events", columns: eventColumns.components(separatedBy: ", "), on: connection)
+    }
+
+    /// The `columns` of every row of `table` (which has a `position` column) in their COPY text form, in position
+    /// order, read in chunks.
+    static func storedRows(of table: String, columns: [String], on connection: Connection) throws -> [[String?]] {
         var rows: [[String?]] = []
         var after: Int64 = 0
+        let texts = columns.map { "t.\($0)::text" }.joined(separator: ", ")
         while true {
             let chunk = try connection.query(
-                """
-                SELECT position::text, event_id::text, stream, version::text, type, data::text, metadata::text,
-                       recorded_at::text, hash::text, log_hash::text, position
-                FROM events WHERE events.position > $1 ORDER BY events.position LIMIT 50000
-                """, [after])
+                "SELECT \(texts), t.position FROM \(table) t WHERE t.position > $1 ORDER BY t.position LIMIT 50000", [after])
             if chunk.isEmpty { return rows }
             for row in chunk {
-                rows.append(try (0..<10).map { try row.decode($0, as: String.self) })
-                after = try row.decode(10)
+                rows.append(try columns.indices.map { try row.decode($0, as: String?.self) })
+                after = try row.decode(columns.count)
             }
         }
     }

@@ -21,7 +21,13 @@ let usage = """
                                the same transactions, in turn, three times; the median rate of each
       ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a
                                generated workload against COPY of the same rows, each pair on a fresh
-                               database, and each pair's ratio and their median; then replay, history, reports
+                               database, and each pair's ratio and their median; then replay, history, reports.
+                               Each pair prints the server CPU per appended event of the ingest
+                               (ingest_server_us_per_event), of COPY of the event rows into a copy of the
+                               log's table (copy_server_us_per_event), and of that COPY plus COPY of the
+                               fix history's rows into a copy of its table with all its indexes
+                               (copy_with_fixes_server_us_per_event): the floor for the log and the one
+                               projection row per fix
       history [OPTIONS]        the workload ingested (untimed) into a fresh database, then history: the
                                first page (100 rows) of the busiest merchant and terminal and of a sample
                                of others, in ms (history_ms= the slowest), and the plan of the busiest

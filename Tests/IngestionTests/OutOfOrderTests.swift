@@ -24,7 +24,6 @@ struct OutOfOrderTests {
         "latest_fixes": "t.entity_kind, t.entity_id, t.quality", "daily_events": "t.day, t.event_type, t.app, t.provider",
         "fix_days": "t.day, t.provider, t.app, t.accuracy, t.accuracy_authorization, t.claim_mismatch",
         "accuracy_buckets": "t.provider, t.platform, t.app, t.bucket",
-        "accuracy_values": "t.provider, t.platform, t.bucket, t.horizontal_accuracy, t.app",
     ]
 
     /// Every projection table without the order-dependent columns, in key order; and ``CurrentState``'s answer

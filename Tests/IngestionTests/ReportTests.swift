@@ -221,15 +221,13 @@ struct ReportTests {
         ])
     }
 
-    /// Horizontal accuracies on both sides of the summaries' bucket bounds (whole metres to two significant digits),
-    /// repeated and spread over providers, platforms and apps; then values of a wider range.
-    static let edges: [Double] = [0.5, 1, 9.99, 10, 15.5, 16, 99.9, 99.99, 100, 100.5, 101, 109.99, 110, 119.9, 120, 999,
-                                  1000, 1049.5, 1050, 4567.8, 4999, 5000, 12345.6, 99_999]
+    /// Horizontal accuracies on both sides of the summaries' bucket bounds (whole metres to one significant digit, and
+    /// to two as before), repeated and spread over providers, platforms and apps; then values of a wider range.
+    static let edges: [Double] = [0.5, 1, 9.99, 10, 15.5, 16, 19.99, 20, 99.9, 99.99, 100, 100.5, 101, 109.99, 110, 119.9,
+                                  120, 199.9, 200, 999, 1000, 1049.5, 1050, 4567.8, 4999, 5000, 12345.6, 99_999]
 
-    @Test("providers: the median and p90 over the whole history, read from the summaries, are percentile_cont's over the fixes, with each filter")
-    func exactPercentiles() throws {
-        let db = try IngestionDatabase()
-        defer { db.drop() }
+    /// 600 fixes: the ``edges`` three times, then values of a wider range, over three providers, platforms and apps.
+    static func percentileEvents() -> [String] {
         var state: UInt64 = 14
         func next(_ bound: UInt64) -> UInt64 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -237,7 +235,7 @@ struct ReportTests {
         }
         let actors = [Self.ios, Self.android, Self.agent]
         let providers = ["amap", "tencent", "apple"]
-        let events = (0..<600).map { n -> String in
+        return (0..<600).map { n -> String in
             let accuracy = n < 3 * Self.edges.count ? Self.edges[n % Self.edges.count]
                 : next(4) == 0 ? Double(next(200_000)) / 10 + 0.1 : Double(next(1_500)) / 10 + 1
             let fix = Self.fix(Self.m1.lat + Double(next(100)) / 10_000, Self.m1.lon, accuracy: accuracy,
@@ -245,10 +243,51 @@ struct ReportTests {
                                claimedInRegion: next(5) != 0)
             return Self.sent(Client.terminalLocated(eventId(100 + n), terminal: "T\(n % 7)", fix: fix), by: actors[Int(next(3))])
         }
-        try db.ingest(events, batchSize: 100)
+    }
+
+    @Test("migrating a database whose percentiles came from accuracy_values: the same providers report, with each filter, and exact after more appends")
+    func percentilesAcrossTheMigration() throws {
+        let db = try IngestionDatabase(migratedBefore: "0015")
+        defer { db.drop() }
+        let events = Self.percentileEvents()
+        try db.ingest(Array(events.prefix(400)), batchSize: 100)
+        // The summary of every value, as the projector kept it before the migration.
+        try db.connection.execute("""
+            INSERT INTO projections.accuracy_values
+            SELECT provider, platform, accuracy_bucket(horizontal_accuracy), horizontal_accuracy, coalesce(app, ''), count(*)
+            FROM projections.fixes GROUP BY 1, 2, 3, 4, 5
+            """)
+        let filters = Self.percentileFilters.map { ReportFilters(app: $0.app, provider: $0.provider) }
+        let before = try filters.map { try rows(db, .providers, $0) }
+        #expect(before[0].count == 6 && before.allSatisfy { !$0.isEmpty }, "\(before)")
+
+        try db.migrate()
+        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname = 'projections' AND tablename = 'accuracy_values'") == 0)
+        #expect(try filters.map { try rows(db, .providers, $0) } == before)
+        // The buckets counted again by the migration, and those the appends after it add to, alike.
+        try db.ingest(Array(events.dropFirst(400)), batchSize: 100)
+        try expectExactPercentiles(db)
+    }
+
+    @Test("providers: the median and p90 over the whole history, read from the summaries, are percentile_cont's over the fixes, with each filter")
+    func exactPercentiles() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.ingest(Self.percentileEvents(), batchSize: 100)
         // Several values share a bucket, and buckets a value's neighbours.
-        #expect(try db.count("SELECT count(*) FROM projections.accuracy_buckets") < (try db.count("SELECT count(*) FROM projections.accuracy_values")))
-        for (app, provider) in [(nil, nil), ("merchant", nil), (nil, "tencent"), ("terminal-agent", "amap")] as [(String?, String?)] {
+        #expect(try db.count("SELECT count(*) FROM projections.accuracy_buckets")
+                < (try db.count("SELECT count(DISTINCT (provider, platform, app, horizontal_accuracy)) FROM projections.fixes")))
+        try expectExactPercentiles(db)
+    }
+
+    static let percentileFilters: [(app: String?, provider: String?)] = [
+        (nil, nil), ("merchant", nil), (nil, "tencent"), ("terminal-agent", "amap"),
+    ]
+
+    /// The providers report's fixes, median, p90 and mismatch rate are percentile_cont's and the share over the fixes,
+    /// over the whole history and over a range holding all of it, with each of ``percentileFilters``.
+    func expectExactPercentiles(_ db: IngestionDatabase, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (app, provider) in Self.percentileFilters {
             let expected = try db.connection.query(
                 """
                 SELECT provider, platform, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY horizontal_accuracy),
@@ -263,13 +302,14 @@ struct ReportTests {
                  .number(try row.decode(4, as: Double.self)), .number(try row.decode(5, as: Double.self))]
             }
             // Three providers on two platforms.
-            #expect(app == nil && provider == nil ? expected.count == 6 : !expected.isEmpty, "\(app ?? "-") \(provider ?? "-")")
+            #expect(app == nil && provider == nil ? expected.count == 6 : !expected.isEmpty, "\(app ?? "-") \(provider ?? "-")",
+                    sourceLocation: sourceLocation)
             // The whole history (the summaries) and a range holding all of it (the fix history) alike.
             for from in [nil, Self.at("2026-01-01")] {
                 let actual = try rows(db, .providers, ReportFilters(from: from, app: app, provider: provider)).map {
                     [$0[0], $0[1], $0[2], $0[5], $0[6], $0[7]]
                 }
-                expectRows(actual, expected)
+                expectRows(actual, expected, sourceLocation: sourceLocation)
             }
         }
     }

@@ -38,6 +38,21 @@ struct IngestionDatabase {
         service = IngestService(classifier: try Boundaries.classifier())
     }
 
+    /// A fresh database migrated as far as the migrations before the one named `first` (its number will do), as an
+    /// older release left it; ``migrate()`` applies the rest.
+    init(migratedBefore first: String) throws {
+        database = try TestDatabase.create(migrated: false)
+        connection = try database.connect()
+        try Migrator(migrations: try Migration.bundled().filter { $0.name < first }).migrate(on: connection)
+        try connection.execute("SET TIME ZONE 'UTC'")
+        service = IngestService(classifier: try Boundaries.classifier())
+    }
+
+    /// Applies the migrations not applied yet.
+    func migrate() throws {
+        try Migrator(migrations: try Migration.bundled()).migrate(on: connection)
+    }
+
     /// Another connection (and ingest service) to the database of `other`; dropping stays `other`'s job.
     init(sharing other: IngestionDatabase) throws {
         database = other.database
