@@ -21,6 +21,7 @@ enum EventPayload {
         let upperCaseId = raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true
         let data = raw.canonicalData(
             changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
+        let platform = submission.actor.resolvedPlatform
         let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
@@ -29,10 +30,10 @@ enum EventPayload {
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
-            app: submission.actor.app, os: submission.actor.os, platform: submission.actor.resolvedPlatform,
+            app: submission.actor.app, os: submission.actor.os, platform: platform,
             fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
             failure: submission.body.failure.map {
-                ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: submission.actor.resolvedPlatform)
+                ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: platform)
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
         return (event, projected)

@@ -85,10 +85,11 @@ public struct IngestService: Sendable {
             case .success(let submission):
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
-                    let stored = try EventPayload.newEvent(
+                    // Taken apart, so that each is moved into its array rather than copied out of the pair.
+                    let (event, projection) = try EventPayload.newEvent(
                         submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: receivedAt)
-                    events.append(stored.event)
-                    projected.append(stored.projected)
+                    events.append(event)
+                    projected.append(projection)
                     return .event
                 } catch {
                     // The payload is built here; failing to read it back is a defect, reported per item.

@@ -76,7 +76,8 @@ extension JSONValue {
         }
         // Swift's description is the shortest string that round-trips; it may use an exponent ("1e-07").
         var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
+        // Only an integral value is written with ".0" (from 2^53 up); the others need not be searched for it.
+        if value == value.rounded(.towardZero), text.hasSuffix(".0") { text.removeLast(2) }
         return text
     }
 

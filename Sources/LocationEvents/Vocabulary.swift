@@ -111,7 +111,12 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
     public static func of(explicit: Platform?, os: String?) -> Platform? {
         if let explicit { return explicit }
         guard let os else { return nil }
-        let name = os.trimmingCharacters(in: .whitespaces).lowercased()
+        // Leading whitespace is skipped (trailing whitespace cannot change a prefix). In ASCII, `.whitespaces` is
+        // space and tab, skipped here without Foundation's trimming, which goes through NSString and was most of the
+        // cost of an event's platform.
+        let name = (os.utf8.allSatisfy { $0 < 0x80 }
+            ? String(os.drop { $0 == " " || $0 == "\t" })
+            : os.trimmingCharacters(in: .whitespaces)).lowercased()
         if name.hasPrefix("android") { return .android }
         if name.hasPrefix("ios") || name.hasPrefix("ipados") || name.hasPrefix("iphone os") { return .ios }
         return nil
