@@ -4,9 +4,10 @@ import Postgres
 
 /// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
 /// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per bucket of horizontal accuracy
-/// (`accuracy_buckets`; the values in a bucket are read from the fix history's `fixes_accuracy` index). Written with the history rows, in the same transaction, as upserts: a
-/// batch adds its counts and replaces a newest fix only by a newer one, so that the tables come out the same whatever
-/// the batches and their order, in an append or in replay's chunks.
+/// (`accuracy_buckets`; the values in a bucket are read from the fix history's index `fixes_accuracy`). Written with
+/// the history rows, in the same transaction, as upserts: a batch adds its counts and replaces a newest fix only by a
+/// newer one, so that the tables come out the same whatever the batches and their order, in an append or in replay's
+/// chunks.
 extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
     static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
