@@ -90,20 +90,21 @@ struct AppendPlan: Sendable {
     }
 
     static func checkVersion(_ event: NewEvent, head: StreamHead?) -> AppendConflict? {
-        let current = head.map { "is at version \($0.version)" } ?? "does not exist"
+        let expected: String
         switch event.expectedVersion {
         case .any:
             return nil
         case .noStream where head == nil:
             return nil
-        case .exact(let expected) where head?.version == expected:
+        case .exact(let version) where head?.version == version:
             return nil
         case .noStream:
-            return AppendConflict(code: "wrong_expected_version", message: "stream \(event.stream) \(current), expected no stream")
-        case .exact(let expected):
-            return AppendConflict(
-                code: "wrong_expected_version", message: "stream \(event.stream) \(current), expected version \(expected)")
+            expected = "no stream"
+        case .exact(let version):
+            expected = "version \(version)"
         }
+        let current = head.map { "is at version \($0.version)" } ?? "does not exist"
+        return AppendConflict(code: "wrong_expected_version", message: "stream \(event.stream) \(current), expected \(expected)")
     }
 
     static func reused(_ id: UUID) -> AppendConflict {

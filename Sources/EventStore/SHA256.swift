@@ -3,24 +3,38 @@ import Foundation
 
 /// SHA-256 through OpenSSL's libcrypto (the EVP interface).
 public enum SHA256 {
+    /// SHA-256 fetched from the default provider once. `EVP_sha256()` would have `EVP_DigestInit_ex` look the
+    /// algorithm up again, under a lock, at every digest, which showed in ingest profiles.
+    /// Immutable once fetched, and OpenSSL's fetched algorithms may be used from any thread.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA2-256", nil) else { failed("EVP_MD_fetch") }
+        return algorithm
+    }()
+
     public static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { fatalError("OpenSSL could not allocate a digest context") }
         defer { EVP_MD_CTX_free(context) }
-        succeeded(EVP_DigestInit_ex(context, EVP_sha256(), nil), "EVP_DigestInit_ex")
+        succeeded(EVP_DigestInit_ex(context, algorithm, nil), "EVP_DigestInit_ex")
         for chunk in chunks {
             succeeded(chunk.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }, "EVP_DigestUpdate")
         }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        succeeded(output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }, "EVP_DigestFinal_ex")
+        let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { output, initialized in
+            succeeded(EVP_DigestFinal_ex(context, output.baseAddress, &length), "EVP_DigestFinal_ex")
+            initialized = Int(min(length, UInt32(EVP_MAX_MD_SIZE)))
+        }
         guard length == 32 else { fatalError("OpenSSL's SHA-256 gave a digest of \(length) bytes, not 32") }
-        return Array(output.prefix(32))
+        return output
     }
 
     /// Stops the process, saying why, when an EVP call failed (it answers 1 on success): every hash of the log is
     /// chained to the one before, so there is no going on with a digest that is not one.
     static func succeeded(_ result: Int32, _ call: String) {
         guard result != 1 else { return }
+        failed(call)
+    }
+
+    private static func failed(_ call: String) -> Never {
         let code = ERR_get_error()
         var reason = [CChar](repeating: 0, count: 256)
         if code != 0 { ERR_error_string_n(code, &reason, reason.count) }

@@ -28,10 +28,15 @@ public struct IngestTotals: Sendable, Equatable {
 
     mutating func add(_ report: IngestReport) {
         items += report.results.count
-        appended += report.count(.appended)
-        duplicate += report.count(.duplicate)
-        conflict += report.count(.conflict)
-        invalid += report.count(.invalid)
+        for result in report.results {
+            switch result.status {
+            case .appended: appended += 1
+            case .duplicate: duplicate += 1
+            case .conflict: conflict += 1
+            case .invalid: invalid += 1
+            case .notAppended: break
+            }
+        }
         head = report.head
     }
 }

@@ -51,8 +51,14 @@ public struct CopyRow: Sendable, Equatable {
         fields += 1
     }
 
+    /// Byte by byte: appending the value's bytes as a buffer goes through `Array`'s general path for sequences, which
+    /// took more instructions than the whole rest of most fields.
     private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
+        var shift = T.bitWidth
+        while shift > 0 {
+            shift -= 8
+            buffer.append(UInt8(truncatingIfNeeded: value >> shift))
+        }
     }
 
     /// Fields rendered ahead, in their order, of the same format.
