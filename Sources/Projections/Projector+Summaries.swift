@@ -187,7 +187,7 @@ extension Projector {
                 .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
                 .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
                 .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
-                .binary(BinaryArray(fixes.map(\.nearBoundary))), .text(latest.map { events[$0].app }),
+                .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(latest.map { events[$0].app })),
             ])
     }
 }
