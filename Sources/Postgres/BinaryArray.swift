@@ -13,22 +13,43 @@ public struct BinaryArray: Sendable, Equatable {
     /// - Throws: ``PostgresError`` when a value holds a NUL character, which PostgreSQL text cannot hold.
     public init(_ values: [String]) throws {
         var bytes = Self.header(elementType: 25, count: values.count, elementBytes: values.reduce(0) { $0 + $1.utf8.count })
-        for var value in values {
-            let valid = value.withUTF8 { utf8 in
-                guard let base = utf8.baseAddress else {
-                    Self.append(Int32(0), to: &bytes)
-                    return true
-                }
-                guard memchr(base, 0, utf8.count) == nil else { return false }
-                Self.append(Int32(utf8.count), to: &bytes)
-                bytes.append(contentsOf: utf8)
-                return true
-            }
-            guard valid else {
-                throw PostgresError(.encoding, "a text array value contains a NUL character, which PostgreSQL text cannot hold")
+        for value in values {
+            try Self.append(text: value, to: &bytes)
+        }
+        self.bytes = bytes
+    }
+
+    /// `text[]` whose nil values are NULL.
+    /// - Throws: ``PostgresError`` when a value holds a NUL character, which PostgreSQL text cannot hold.
+    public init(_ values: [String?]) throws {
+        var bytes = Self.header(
+            elementType: 25, count: values.count, elementBytes: values.reduce(0) { $0 + ($1?.utf8.count ?? 0) },
+            hasNulls: values.contains(nil))
+        for value in values {
+            if let value {
+                try Self.append(text: value, to: &bytes)
+            } else {
+                Self.append(Int32(-1), to: &bytes)
             }
         }
         self.bytes = bytes
+    }
+
+    private static func append(text: String, to bytes: inout [UInt8]) throws {
+        var value = text
+        let valid = value.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else {
+                append(Int32(0), to: &bytes)
+                return true
+            }
+            guard memchr(base, 0, utf8.count) == nil else { return false }
+            append(Int32(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        guard valid else {
+            throw PostgresError(.encoding, "a text array value contains a NUL character, which PostgreSQL text cannot hold")
+        }
     }
 
     /// `float8[]`.
@@ -70,12 +91,12 @@ public struct BinaryArray: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// One dimension of `count` elements from index 1, none of them NULL; an empty array has no dimension.
-    private static func header(elementType: UInt32, count: Int, elementBytes: Int) -> [UInt8] {
+    /// One dimension of `count` elements from index 1, flagged when some are NULL; an empty array has no dimension.
+    private static func header(elementType: UInt32, count: Int, elementBytes: Int, hasNulls: Bool = false) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20 + 4 * count + elementBytes)
         append(Int32(count == 0 ? 0 : 1), to: &bytes)
-        append(Int32(0), to: &bytes)
+        append(Int32(hasNulls ? 1 : 0), to: &bytes)
         append(elementType, to: &bytes)
         if count > 0 {
             append(Int32(count), to: &bytes)

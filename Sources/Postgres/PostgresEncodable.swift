@@ -176,9 +176,15 @@ enum ByteaHex {
     /// Two lowercase hex digits a byte.
     static func appendDigits(of bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+            let (high, low) = digits(of: byte)
+            out.append(high)
+            out.append(low)
         }
+    }
+
+    /// A byte's two lowercase hex digits, the high one first.
+    static func digits(of byte: UInt8) -> (UInt8, UInt8) {
+        (digits[Int(byte >> 4)], digits[Int(byte & 0x0f)])
     }
 
     static func decode(_ text: String) -> [UInt8]? {

@@ -80,13 +80,14 @@ extension Projector {
         var values: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
         days.reserveCapacity(events.count)
         values.reserveCapacity(events.count)
-        for event in events {
-            guard let fix = event.fix, let day = event.capturedDay else { continue }
-            let app = event.app ?? ""
+        // By index, as in keepLatestFixes: `for event in events` copies each event, strings and all.
+        for index in events.indices {
+            guard let fix = events[index].fix, let day = events[index].capturedDay else { continue }
+            let app = events[index].app ?? ""
             days[FixDayKey(day: day, provider: fix.provider, app: app, accuracy: fix.accuracy,
                            authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
             let key = AccuracyKey(
-                provider: fix.provider, platform: Platform.text(event.platform), app: app, horizontalAccuracy: fix.horizontalAccuracy)
+                provider: fix.provider, platform: Platform.text(events[index].platform), app: app, horizontalAccuracy: fix.horizontalAccuracy)
             values[key, default: (0, 0)].fixes += 1
             values[key, default: (0, 0)].mismatches += fix.claimMismatch ? 1 : 0
         }
@@ -145,24 +146,25 @@ extension Projector {
     private func keepLatestFixes(of events: [ProjectedEvent], on connection: Connection) throws {
         // The index of the newest event of each entity and quality.
         var newest: [EntityKey: Int] = [:]
-        for (index, event) in events.enumerated() {
-            guard let fix = event.fix, event.capturedAt != nil else { continue }
-            switch event.entityKind {
+        for index in events.indices {
+            guard let accuracy = events[index].fix?.accuracy, events[index].capturedAt != nil else { continue }
+            switch events[index].entityKind {
             case "terminal": break
-            case "merchant" where event.type == "MerchantAddressFixed": break
+            case "merchant" where events[index].type == "MerchantAddressFixed": break
             default: continue
             }
-            for quality in fix.accuracy == "precise" ? ["any", "precise"] : ["any"] {
-                let key = EntityKey(kind: event.entityKind, id: event.entityId, quality: quality)
-                if let kept = newest[key], !Self.isNewer(event, than: events[kept]) { continue }
+            for quality in accuracy == "precise" ? ["any", "precise"] : ["any"] {
+                let key = EntityKey(kind: events[index].entityKind, id: events[index].entityId, quality: quality)
+                if let kept = newest[key], !Self.isNewer(events[index], than: events[kept]) { continue }
                 newest[key] = index
             }
         }
         guard !newest.isEmpty else { return }
         let sorted = newest.sorted { $0.key < $1.key }
         let keys = sorted.map(\.key)
-        let rows = sorted.map { events[$0.value] }
-        let fixes = rows.map { $0.fix! }
+        // Indices into `events`, not copies of them: a copy retains and releases each of an event's strings.
+        let latest = sorted.map(\.value)
+        let fixes = latest.map { events[$0].fix! }
         _ = try connection.query(
             """
             INSERT INTO \(schema).latest_fixes AS l (
@@ -180,12 +182,12 @@ extension Projector {
             """,
             parameters: [
                 .binary(try BinaryArray(keys.map(\.kind))), .binary(try BinaryArray(keys.map(\.id))),
-                .binary(try BinaryArray(keys.map(\.quality))), .binary(BinaryArray(rows.map(\.position))),
-                .binary(BinaryArray(rows.map(\.eventId))), .binary(BinaryArray(timestamps: rows.map { $0.capturedAt! })),
+                .binary(try BinaryArray(keys.map(\.quality))), .binary(BinaryArray(latest.map { events[$0].position })),
+                .binary(BinaryArray(latest.map { events[$0].eventId })), .binary(BinaryArray(timestamps: latest.map { events[$0].capturedAt! })),
                 .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
                 .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
                 .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
-                .binary(BinaryArray(fixes.map(\.nearBoundary))), .text(rows.map(\.app)),
+                .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(latest.map { events[$0].app })),
             ])
     }
 }

@@ -51,6 +51,23 @@ import Testing
         #expect(try row.decode(7, as: Int.self) == 0)
     }
 
+    @Test("a text array with nil values arrives in binary as in text, NULLs included")
+    func binaryOptionalTextArrayHasNulls() throws {
+        let connection = try TestDatabase.connectToServer()
+        let texts: [String?] = ["a", nil, "", "上海 \"x\"", nil]
+        let row = try #require(try connection.query(
+            "SELECT $1::text[] = $2::text[], $1::text[]::text, cardinality($3::text[]), $4::text[]::text",
+            parameters: [
+                .binary(try BinaryArray(texts)), .text(texts), .binary(try BinaryArray([String?]())),
+                .binary(try BinaryArray(["b"] as [String?])),
+            ]).first)
+        #expect(try row.decode(0, as: Bool.self))
+        #expect(try row.decode(1, as: String.self) == #"{a,NULL,"","上海 \"x\"",NULL}"#)
+        #expect(try row.decode(2, as: Int.self) == 0)
+        #expect(try row.decode(3, as: String.self) == "{b}")
+        #expect(throws: PostgresError.self) { try BinaryArray(["a", nil, "b\u{0}c"] as [String?]) }
+    }
+
     @Test("a NUL in a text array to be sent in binary is refused before anything is sent")
     func binaryTextArrayRefusesNUL() {
         #expect(throws: PostgresError.self) { try BinaryArray(["a", "b\u{0}c"]) }
