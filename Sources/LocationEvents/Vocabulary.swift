@@ -111,12 +111,11 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
     public static func of(explicit: Platform?, os: String?) -> Platform? {
         if let explicit { return explicit }
         guard let os else { return nil }
-        // Leading whitespace is skipped (trailing whitespace cannot change a prefix). In ASCII, `.whitespaces` is
-        // space and tab, skipped here without Foundation's trimming, which goes through NSString and was most of the
-        // cost of an event's platform.
-        let name = (os.utf8.allSatisfy { $0 < 0x80 }
-            ? String(os.drop { $0 == " " || $0 == "\t" })
-            : os.trimmingCharacters(in: .whitespaces)).lowercased()
+        // Leading white space is skipped (trailing white space cannot change a prefix): a tab or a space separator
+        // (Unicode's Zs), which is what Foundation's `.whitespaces` holds, read from the scalars' properties rather
+        // than trimmed through NSString, which was most of the cost of an event's platform.
+        let start = os.unicodeScalars.drop { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        let name = String(String.UnicodeScalarView(start)).lowercased()
         if name.hasPrefix("android") { return .android }
         if name.hasPrefix("ios") || name.hasPrefix("ipados") || name.hasPrefix("iphone os") { return .ios }
         return nil
