@@ -16,10 +16,14 @@ static inline size_t geoledger_mhd_keep_escaped(void *context, struct MHD_Connec
     return strlen(text);
 }
 
+/// Called when a request line has arrived, before its headers; what it returns is the request's context pointer.
+typedef void *(*geoledger_mhd_request_line_callback)(void *context, const char *uri, struct MHD_Connection *connection);
+
 /// Starts a daemon on a socket that is already listening.
 static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
     unsigned int flags, int listen_socket, MHD_AccessHandlerCallback access_handler,
-    MHD_RequestCompletedCallback request_completed, MHD_LogCallback logger, void *context,
+    MHD_RequestCompletedCallback request_completed, geoledger_mhd_request_line_callback request_line,
+    MHD_LogCallback logger, void *context,
     unsigned int connection_timeout_seconds, unsigned int connection_limit, size_t connection_memory_limit)
 {
     return MHD_start_daemon(
@@ -27,6 +31,7 @@ static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
         MHD_OPTION_EXTERNAL_LOGGER, logger, context, /* first, so that it gets every message */
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_socket,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, context,
+        MHD_OPTION_URI_LOG_CALLBACK, request_line, context,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
@@ -44,4 +49,10 @@ static inline const struct sockaddr *geoledger_mhd_client_address(struct MHD_Con
 static inline int geoledger_mhd_connection_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : (int) info->connect_fd;
+}
+
+/// The size of the request line and headers, once they have all arrived; 0 before.
+static inline size_t geoledger_mhd_request_head_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
 }

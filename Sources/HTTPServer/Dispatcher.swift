@@ -76,26 +76,38 @@ final class Dispatcher: Sendable {
 
     // MARK: libmicrohttpd's callbacks, on its polling thread
 
-    /// libmicrohttpd calls this when a request's headers have arrived (`slot` empty), for each piece of the body
-    /// (`uploadSize` > 0), and when the body is complete (`uploadSize` 0), again after a resume.
+    /// libmicrohttpd calls this when a request line has arrived, before its headers: what it returns is the
+    /// request's slot until the headers are whole, so that a client that stops sending them can be answered.
+    func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
+        let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
+        let start = RequestStart(id: Self.newRequestID(), targetBytes: strlen(target), remoteAddress: remote)
+        return Unmanaged.passRetained(start).toOpaque()
+    }
+
+    /// libmicrohttpd calls this when a request's headers have arrived (`slot` empty or holding its
+    /// ``RequestStart``), for each piece of the body (`uploadSize` > 0), and when the body is complete (`uploadSize`
+    /// 0), again after a resume.
     func access(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
         upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let existing = slot.pointee else {
-            let context = makeContext(connection, url: url, method: method)
+        let held = slot.pointee.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
+        guard let context = held as? RequestContext else {
+            let start = held as? RequestStart ?? RequestStart(id: Self.newRequestID(), targetBytes: strlen(url), remoteAddress: "")
+            if let existing = slot.pointee { Unmanaged<AnyObject>.fromOpaque(existing).release() }
+            let context = makeContext(connection, url: url, method: method, start: start)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             let phase = state.withLock { state in
                 state.active[ObjectIdentifier(context)] = context
                 return state.phase
             }
-            if let refusal = refusalBeforeBody(context, phase: phase) {
+            let head = (bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes)
+            if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)
             }
             return .YES
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
 
         if uploadSize.pointee > 0 {
             // A client that trickles its body is answered 408 once the request timeout has passed, and closed.
@@ -141,7 +153,18 @@ final class Dispatcher: Sendable {
     ) {
         guard let existing = slot.pointee else { return }
         slot.pointee = nil
-        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+        let held = Unmanaged<AnyObject>.fromOpaque(existing).takeRetainedValue()
+        if let start = held as? RequestStart {
+            if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, let connection {
+                configuration.log("request \(start.id): no more of the headers came for the connection timeout; answered 408")
+                let record = CompletedRequest(
+                    id: start.id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout, bytes: Self.requestTimeout.body.count,
+                    duration: ContinuousClock.now - start.started, remoteAddress: start.remoteAddress, principal: nil)
+                answerTimedOut(start.id, record: record, on: connection)
+            }
+            return
+        }
+        guard let context = held as? RequestContext else { return }
         if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, let connection {
             answerUnfinishedBody(context, on: connection, because: "no more of the body came for the connection timeout")
         }
@@ -151,7 +174,7 @@ final class Dispatcher: Sendable {
     // MARK: Reading and answering
 
     private func makeContext(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, start: RequestStart
     ) -> RequestContext {
         var headers = HTTPHeaders()
         var query: [(name: [UInt8], value: [UInt8])] = []
@@ -176,15 +199,29 @@ final class Dispatcher: Sendable {
         }
         let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
         return RequestContext(
-            id: Self.newRequestID(), method: HTTPMethod(rawValue: String(cString: method)),
+            id: start.id, started: start.started, method: HTTPMethod(rawValue: String(cString: method)),
             rawPath: Array(UnsafeRawBufferPointer(start: url, count: strlen(url))), rawQuery: query,
             headers: headers, remoteAddress: remote)
     }
 
-    /// The answers given before reading the body: a stopped server, a declared body over the limit,
-    /// an encoding the server cannot read.
-    private func refusalBeforeBody(_ context: RequestContext, phase: Phase) -> HTTPResponse? {
+    /// The answers given before reading the body: a stopped server, a request head over the limit, a declared body
+    /// over the limit, an encoding the server cannot read.
+    private func refusalBeforeBody(
+        _ context: RequestContext, head: (bytes: Int, targetBytes: Int), phase: Phase
+    ) -> HTTPResponse? {
         if phase == .closed { return Self.shuttingDown }
+        let limit = configuration.maximumHeaderBytes
+        if head.targetBytes > limit || head.bytes > limit {
+            var response: HTTPResponse = head.targetBytes > limit
+                ? .error(
+                    .uriTooLong, code: "uri_too_long",
+                    message: "the request target is \(head.targetBytes) bytes; the limit is \(limit) bytes")
+                : .error(
+                    .requestHeaderFieldsTooLarge, code: "headers_too_large",
+                    message: "the request line and headers are \(head.bytes) bytes; the limit is \(limit) bytes")
+            response.headers.set("Connection", "close")
+            return response
+        }
         if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingASCIISpaces) }),
             declared > UInt64(configuration.maximumBodyBytes)
         {
@@ -283,19 +320,30 @@ final class Dispatcher: Sendable {
     private func answerUnfinishedBody(_ context: RequestContext, on connection: OpaquePointer, because reason: String) {
         guard context.abandon() else { return }
         configuration.log("request \(context.id): \(reason); answered 408")
-        var response = HTTPResponse.error(
-            .requestTimeout, code: "request_timeout",
-            message: "the request body did not arrive in time; nothing of the request was used")
-        response.headers.set("X-Request-Id", context.id)
+        let record = CompletedRequest(
+            id: context.id, method: context.method, route: context.route, status: .requestTimeout,
+            bytes: Self.requestTimeout.body.count, duration: ContinuousClock.now - context.started,
+            remoteAddress: context.remoteAddress, principal: nil)
+        answerTimedOut(context.id, record: record, on: connection)
+    }
+
+    private static let requestTimeout = HTTPResponse.error(
+        .requestTimeout, code: "request_timeout",
+        message: "the request did not arrive in time; nothing of it was used")
+
+    /// Writes the 408 of a request that stopped arriving (its headers or its body), on the connection's socket.
+    private func answerTimedOut(_ id: String, record: CompletedRequest, on connection: OpaquePointer) {
+        var response = Self.requestTimeout
+        response.headers.set("X-Request-Id", id)
         response.headers.set("Connection", "close")
-        record(response, for: context)
+        configuration.completed(record)
         let socket = geoledger_mhd_connection_socket(connection)
         guard socket >= 0 else { return }
         let bytes = Self.wireFormat(response)
         // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it
         // not, the client gets the connection closed, as it would without this answer.
         if sendWithoutWaiting(bytes, on: socket) != bytes.count {
-            configuration.log("request \(context.id): the 408 answer could not be sent whole")
+            configuration.log("request \(id): the 408 answer could not be sent whole")
         }
     }
 
@@ -352,6 +400,11 @@ let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, meth
     guard let context, let connection, let url, let method, let uploadSize, let slot else { return .NO }
     return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
         .access(connection, url: url, method: method, upload: upload, uploadSize: uploadSize, slot: slot)
+}
+
+let requestLineCallback: geoledger_mhd_request_line_callback = { context, target, connection in
+    guard let context, let target, let connection else { return nil }
+    return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().requestLine(connection, target: target)
 }
 
 let completedCallback: MHD_RequestCompletedCallback = { context, connection, slot, reason in

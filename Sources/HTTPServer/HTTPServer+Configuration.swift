@@ -12,8 +12,9 @@ extension HTTPServer {
         public var workerThreads: Int
         /// The largest request body, as sent and after gzip inflation: larger ones are answered 413.
         public var maximumBodyBytes: Int
-        /// The most memory one connection may use for the request line, headers and read buffer;
-        /// headers that do not fit are answered 431 by libmicrohttpd.
+        /// The largest request head (request line and headers): a larger one is answered 431 (414 when the target
+        /// alone is larger). A connection gets twice this for the head, its read buffer and the answer's head; a
+        /// head that does not fit in that gets libmicrohttpd's own answer (431 or 414, an HTML page).
         public var maximumHeaderBytes: Int
         /// Connections open at once; more wait in the listen queue.
         public var maximumConnections: Int
@@ -80,6 +81,11 @@ extension HTTPServer {
             try check(connectionTimeout >= .seconds(1), "connectionTimeout must be at least 1 second")
             try check(requestTimeout > .zero, "requestTimeout must be positive")
             try check(compressionThreshold >= 0, "compressionThreshold must not be negative")
+        }
+
+        /// The memory libmicrohttpd gives each connection: room for a head at the limit, to be answered by the server.
+        var connectionMemoryBytes: Int {
+            2 * maximumHeaderBytes
         }
 
         /// libmicrohttpd counts the connection timeout in whole seconds.

@@ -59,9 +59,9 @@ public final class HTTPServer: Sendable {
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         let handle = geoledger_mhd_start_daemon(
-            flags, listener, accessCallback, completedCallback, logCallback, context.toOpaque(),
+            flags, listener, accessCallback, completedCallback, requestLineCallback, logCallback, context.toOpaque(),
             configuration.connectionTimeoutSeconds, UInt32(configuration.maximumConnections),
-            configuration.maximumHeaderBytes)
+            configuration.connectionMemoryBytes)
         guard let handle else {
             close(listener)
             _ = dispatcher.close()

@@ -21,8 +21,10 @@ public struct HTTPStatus: RawRepresentable, Hashable, Sendable, ExpressibleByInt
     public static let requestTimeout: HTTPStatus = 408
     public static let conflict: HTTPStatus = 409
     public static let contentTooLarge: HTTPStatus = 413
+    public static let uriTooLong: HTTPStatus = 414
     public static let unsupportedMediaType: HTTPStatus = 415
     public static let unprocessableContent: HTTPStatus = 422
+    public static let requestHeaderFieldsTooLarge: HTTPStatus = 431
     public static let internalServerError: HTTPStatus = 500
     public static let serviceUnavailable: HTTPStatus = 503
 

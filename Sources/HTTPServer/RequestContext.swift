@@ -48,11 +48,11 @@ final class RequestContext: Sendable {
     }
 
     init(
-        id: String, method: HTTPMethod, rawPath: [UInt8], rawQuery: [(name: [UInt8], value: [UInt8])],
+        id: String, started: ContinuousClock.Instant, method: HTTPMethod, rawPath: [UInt8], rawQuery: [(name: [UInt8], value: [UInt8])],
         headers: HTTPHeaders, remoteAddress: String
     ) {
         self.id = id
-        self.started = .now
+        self.started = started
         self.method = method
         self.rawPath = rawPath
         self.rawQuery = rawQuery
@@ -165,6 +165,22 @@ final class RequestContext: Sendable {
             MHD_resume_connection(connection.pointer)
             return true
         }
+    }
+}
+
+/// A request whose request line has arrived and whose headers have not: what the server knows of it, should the
+/// client stop sending them (it is answered 408), and what the request takes on once they have arrived.
+final class RequestStart: Sendable {
+    let id: String
+    let started: ContinuousClock.Instant = .now
+    /// The length of the request target as sent, path and query.
+    let targetBytes: Int
+    let remoteAddress: String
+
+    init(id: String, targetBytes: Int, remoteAddress: String) {
+        self.id = id
+        self.targetBytes = targetBytes
+        self.remoteAddress = remoteAddress
     }
 }
 
