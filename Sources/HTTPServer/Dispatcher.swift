@@ -89,7 +89,7 @@ final class Dispatcher: Sendable {
     /// 0), again after a resume.
     func access(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-        upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+        version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let held = slot.pointee.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
@@ -102,7 +102,9 @@ final class Dispatcher: Sendable {
                 state.active[ObjectIdentifier(context)] = context
                 return state.phase
             }
-            let head = (bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes)
+            let head = RequestHead(
+                bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes,
+                version: version.map { String(cString: $0) } ?? "")
             if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)
             }
@@ -204,11 +206,19 @@ final class Dispatcher: Sendable {
             headers: headers, remoteAddress: remote)
     }
 
-    /// The answers given before reading the body: a stopped server, a request head over the limit, a declared body
-    /// over the limit, an encoding the server cannot read.
-    private func refusalBeforeBody(
-        _ context: RequestContext, head: (bytes: Int, targetBytes: Int), phase: Phase
-    ) -> HTTPResponse? {
+    /// What the server checks of a request line and headers, besides the headers themselves.
+    private struct RequestHead {
+        /// The request line and headers.
+        var bytes: Int
+        var targetBytes: Int
+        /// `HTTP/1.1`, `HTTP/1.0`.
+        var version: String
+    }
+
+    /// The answers given before reading the body: a stopped server, a request head over the limit, an HTTP/1.1
+    /// request without `Host`, a declared body over the limit, a body framed or encoded in a way the server does not
+    /// read.
+    private func refusalBeforeBody(_ context: RequestContext, head: RequestHead, phase: Phase) -> HTTPResponse? {
         if phase == .closed { return Self.shuttingDown }
         let limit = configuration.maximumHeaderBytes
         if head.targetBytes > limit || head.bytes > limit {
@@ -219,6 +229,19 @@ final class Dispatcher: Sendable {
                 : .error(
                     .requestHeaderFieldsTooLarge, code: "headers_too_large",
                     message: "the request line and headers are \(head.bytes) bytes; the limit is \(limit) bytes")
+            response.headers.set("Connection", "close")
+            return response
+        }
+        if head.version == "HTTP/1.1" && context.headers["Host"] == nil {
+            return .error(
+                .badRequest, code: "missing_host", message: "an HTTP/1.1 request must have a Host header", field: "Host")
+        }
+        // libmicrohttpd reads a body whose Transfer-Encoding is not chunked until the connection closes.
+        if let coding = context.headers["Transfer-Encoding"], coding.trimmingASCIISpaces.lowercased() != "chunked" {
+            var response = HTTPResponse.error(
+                .badRequest, code: "unsupported_transfer_encoding",
+                message: "Transfer-Encoding \(coding) is not supported: send the body with a Content-Length, or chunked",
+                field: "Transfer-Encoding")
             response.headers.set("Connection", "close")
             return response
         }
@@ -396,10 +419,10 @@ private func sendWithoutWaiting(_ bytes: [UInt8], on socket: Int32) -> Int {
 
 // MARK: - The C callbacks: no captures; the dispatcher comes through the context pointer.
 
-let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, slot in
+let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, version, upload, uploadSize, slot in
     guard let context, let connection, let url, let method, let uploadSize, let slot else { return .NO }
     return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
-        .access(connection, url: url, method: method, upload: upload, uploadSize: uploadSize, slot: slot)
+        .access(connection, url: url, method: method, version: version, upload: upload, uploadSize: uploadSize, slot: slot)
 }
 
 let requestLineCallback: geoledger_mhd_request_line_callback = { context, target, connection in

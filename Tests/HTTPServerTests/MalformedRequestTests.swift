@@ -43,4 +43,48 @@ import Testing
             #expect(outcome.after == 200)
         }
     }
+
+    @Test(
+        "an HTTP/1.1 request without Host, or whose Transfer-Encoding is not chunked, is answered 400 at once with a JSON error naming the header",
+        arguments: [
+            (51, "GET /ok HTTP/1.1\r\n\r\n", "Host", "missing_host"),
+            (52, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding",
+             "unsupported_transfer_encoding"),
+            (53, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: identity\r\n\r\n[]", "Transfer-Encoding",
+             "unsupported_transfer_encoding"),
+        ])
+    func headersTheServerCannotReadAre400(offset: Int, input: String, field: String, code: String) async throws {
+        let port = TestPort.base + offset
+        var router = Router()
+        router.get("/ok") { _ in HTTPResponse(body: Array("ok".utf8)) }
+        router.post("/ok") { _ in HTTPResponse(body: Array("ok".utf8)) }
+        let (response, elapsed, after) = try await withServer(port: port, router: router) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(8))
+            let started = ContinuousClock.now
+            try client.send(input)
+            let response = try client.readResponse()
+            return (response, ContinuousClock.now - started, try request(port: port, "GET", "/ok").status)
+        }
+        #expect(response.status == 400, "\(response.text)")
+        #expect(response.headers["Content-Type"] == "application/json")
+        let error = try errorObject(response.body)
+        #expect(error["code"] == code)
+        #expect(error["field"] == field)
+        #expect(elapsed < .seconds(2))
+        #expect(after == 200)
+    }
+
+    @Test("an HTTP/1.0 request without Host is answered")
+    func http10WithoutHostIsAnswered() async throws {
+        let port = TestPort.base + 54
+        var router = Router()
+        router.get("/ok") { _ in HTTPResponse(body: Array("ok".utf8)) }
+        let response = try await withServer(port: port, router: router) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(5))
+            try client.send("GET /ok HTTP/1.0\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(response.status == 200)
+        #expect(response.text == "ok")
+    }
 }
