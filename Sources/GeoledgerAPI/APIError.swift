@@ -48,6 +48,18 @@ extension HTTPRequest {
         }
     }
 
+    /// The `charset` parameter of the body's media type, lower case and unquoted; nil without one.
+    var charset: String? {
+        guard let header = headers["Content-Type"] else { return nil }
+        for parameter in header.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                return pair[1].trimmingCharacters(in: ["\""]).lowercased()
+            }
+        }
+        return nil
+    }
+
     /// The media type of the body, lower case, without parameters: `application/json`.
     var mediaType: String? {
         headers["Content-Type"].map { ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased() }

@@ -96,10 +96,12 @@ enum EventRoutes {
 
 extension GeoledgerAPI {
     func postEvents(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let type = request.mediaType, EventRoutes.batchMediaTypes.contains(type) else {
+        guard let type = request.mediaType, EventRoutes.batchMediaTypes.contains(type),
+            ["utf-8", "utf8"].contains(request.charset ?? "utf-8")
+        else {
             throw APIError(
                 .unsupportedMediaType, code: "unsupported_media_type",
-                message: "send the batch as Content-Type \(EventRoutes.batchMediaTypes.joined(separator: ", ")), not "
+                message: "send the batch in UTF-8 as Content-Type \(EventRoutes.batchMediaTypes.joined(separator: ", ")), not "
                     + (request.headers["Content-Type"] ?? "without a Content-Type"),
                 field: "Content-Type")
         }

@@ -115,7 +115,7 @@ extension GeoledgerAPI {
         let id = request.pathParameters["id"] ?? ""
         guard EntityID.isValid(id) else {
             throw APIError(
-                .badRequest, code: "invalid_id", message: "a \(kind) id is 1–64 characters of A–Z, a–z, 0–9, _ . : -",
+                .badRequest, code: "invalid_id", message: "a \(kind) id is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not . or ..",
                 field: "id")
         }
         return try page(subject(id), request)
@@ -127,7 +127,7 @@ extension GeoledgerAPI {
         switch (request.query["merchant"], request.query["visitor"]) {
         case (let merchant?, nil):
             guard EntityID.isValid(merchant) else {
-                throw APIError.badParameter("merchant", "a merchant id is 1–64 characters of A–Z, a–z, 0–9, _ . : -")
+                throw APIError.badParameter("merchant", "a merchant id is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not . or ..")
             }
             subject = .visitsToMerchant(merchant)
         case (nil, let visitor?):

@@ -18,10 +18,11 @@ extension GeoledgerAPI {
     private func current(
         _ request: HTTPRequest, kind: String, read: (String, Connection) throws -> Document?
     ) throws -> HTTPResponse {
+        try request.acceptOnly([])
         let id = request.pathParameters["id"] ?? ""
         guard EntityID.isValid(id) else {
             throw APIError(
-                .badRequest, code: "invalid_id", message: "a \(kind) id is 1–64 characters of A–Z, a–z, 0–9, _ . : -",
+                .badRequest, code: "invalid_id", message: "a \(kind) id is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not . or ..",
                 field: "id")
         }
         guard let document = try pool.withConnection({ try read(id, $0) }) else {

@@ -403,7 +403,8 @@ struct JSONParser {
             value = Double(mantissa)
             value = power < 0 ? value / Self.powersOfTen[-power] : value * Self.powersOfTen[power]
         } else {
-            value = try slowNumber(from: start)
+            // A number with a digit other than 0 that rounds to 0 is as far out of range as one that rounds to infinity.
+            value = try slowNumber(from: start, isZero: digits == 0)
             return value
         }
         return negative ? -value : value
@@ -411,11 +412,11 @@ struct JSONParser {
 
     private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
-    private func slowNumber(from start: Int) throws -> Double {
+    private func slowNumber(from start: Int, isZero: Bool) throws -> Double {
         var text = Array(bytes[start..<index])
         text.append(0)
         let value = text.withUnsafeBufferPointer { strtod(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
-        guard value.isFinite else { throw error("number out of range") }
+        guard value.isFinite, value != 0 || isZero else { throw error("number out of range") }
         return value
     }
 }

@@ -69,15 +69,20 @@ struct FieldChecker {
     mutating func id(_ object: JSONObject, _ key: String, at prefix: String) -> String? {
         guard let string = string(object, key, at: prefix, required: true) else { return nil }
         guard Self.isValidId(string) else {
-            fail(Self.path(prefix, key), .invalidId, "\(key) must be 1–64 characters of A–Z, a–z, 0–9, _ . : -")
+            fail(
+                Self.path(prefix, key), .invalidId,
+                string == "." || string == ".."
+                    ? "\(key) must not be \(string): a URL cannot name it"
+                    : "\(key) must be 1–64 characters of A–Z, a–z, 0–9, _ . : -")
             return nil
         }
         return string
     }
 
+    /// 1–64 characters of `[A-Za-z0-9_.:-]`, other than `.` and `..`, which a URL's path cannot hold as a segment.
     static func isValidId(_ string: String) -> Bool {
         let bytes = string.utf8
-        guard (1...64).contains(bytes.count) else { return false }
+        guard (1...64).contains(bytes.count), string != ".", string != ".." else { return false }
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -11,7 +11,7 @@ public enum ValidationCode: String, Sendable, Hashable, Codable, CaseIterable {
     case unknownType = "unknown_type"
     /// The JSON type is not the one expected (string, number, boolean, object).
     case wrongType = "wrong_type"
-    /// An entity id is not 1–64 characters of `[A-Za-z0-9_.:-]`.
+    /// An entity id is not 1–64 characters of `[A-Za-z0-9_.:-]`, or is `.` or `..`.
     case invalidId = "invalid_id"
     case invalidUUID = "invalid_uuid"
     /// A coordinate or accuracy is not a number.

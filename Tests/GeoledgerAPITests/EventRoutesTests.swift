@@ -115,14 +115,39 @@ struct EventRoutesTests {
                 Array(("{\"a\":" + deep + "}").utf8),
                 Array(#"{"eventId":"00000000-0000-0000-0000-000000000001","eventId":"00000000-0000-0000-0000-000000000002"}"#.utf8),
                 Array("{\"type\":\"MerchantAddressFixed\",\"merchantId\":\"M\u{0}1\"}".utf8),
+                // A number too small for a Double is not read as 0.
+                Array(Submissions.merchantFix("M3").replacingOccurrences(of: #""lat":31.2304"#, with: #""lat":1e-400"#).utf8),
+                // Ids a URL cannot name: clients take "." and ".." out of paths.
+                Array(Submissions.merchantFix("..").utf8),
+                Array(Submissions.merchantFix(".").utf8),
                 Array(Submissions.merchantFix("M2").utf8),
             ]
             let body = Array(lines.joined(separator: [0x0A]))
             let response = try server.call("POST", "/v1/events", token: "ingest", contentType: "application/x-ndjson", body: body)
             #expect(response.status == 200, "\(response.text)")
-            #expect(try response.statuses == ["appended", "invalid", "invalid", "invalid", "invalid", "invalid", "appended"])
+            #expect(try response.statuses == ["appended"] + Array(repeating: "invalid", count: 8) + ["appended"])
             #expect(try server.storedCount() == 2)
             #expect(try server.call("GET", "/healthz").status == 200)
+        }
+    }
+
+    @Test("a batch in a charset other than UTF-8 is 415 naming Content-Type; UTF-8 in any spelling is read")
+    func charsets() async throws {
+        try await withAPI { server in
+            for type in ["application/json; charset=latin1", "application/json; charset=utf-16", "application/x-ndjson; charset=iso-8859-1"] {
+                let response = try server.call(
+                    "POST", "/v1/events", token: "ingest", contentType: type, body: Array(("[" + Submissions.merchantFix("M1") + "]").utf8))
+                #expect(response.status == 415, "\(type): \(response.text)")
+                #expect(response.errorCode == "unsupported_media_type")
+                #expect(response.text.contains(#""field":"Content-Type""#), "\(response.text)")
+            }
+            #expect(try server.storedCount() == 0)
+            for type in ["application/json; charset=utf-8", "application/json;charset=UTF-8", #"application/json; charset="utf-8""#] {
+                let response = try server.call(
+                    "POST", "/v1/events", token: "ingest", contentType: type, body: Array(("[" + Submissions.merchantFix("M1") + "]").utf8))
+                #expect(response.status == 200, "\(type): \(response.text)")
+            }
+            #expect(try server.storedCount() == 3)
         }
     }
 

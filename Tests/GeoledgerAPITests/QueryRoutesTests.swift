@@ -208,6 +208,10 @@ struct QueryRoutesTests {
         ("/v1/reports/daily?format=svg", "format"),
         ("/v1/reports/daily?since=2026-11-01", "since"),
         ("/v1/reports/daily?app=a&app=b", "app"),
+        ("/v1/merchants/M1?x=1", "x"),
+        ("/v1/terminals/T1?limit=5", "limit"),
+        ("/v1/merchants/%2E%2E/history", "id"),
+        ("/v1/terminals/%2E", "id"),
     ])
     func badParameters(target: String, field: String) async throws {
         try await withAPI { server in

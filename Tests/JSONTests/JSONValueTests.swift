@@ -26,8 +26,14 @@ import Testing
         #expect(throws: JSONValueError.self) { try parse("{") }
         #expect(throws: JSONValueError.self) { try parse("[NaN]") }
         #expect(throws: JSONValueError.self) { try parse("[1e400]") }
+        #expect(throws: JSONValueError.self) { try parse("[1e-400]") }
+        #expect(throws: JSONValueError.self) { try parse("[-0.000000000000000000001e-400]") }
         #expect(throws: JSONValueError.self) { try parse(#""\ud800""#) }
         #expect(throws: JSONValueError.self) { try JSONValue(parsing: Data([0x22, 0xFF, 0x22])) }
+    }
+
+    @Test func zeroAndTinyNumbersInAnySpellingAreRead() throws {
+        #expect(try parse("[0e-400, -0.0e999, 0.000000000000000000000000, 1e-310]") == .array([.number(0), .number(-0.0), .number(0), .number(1e-310)]))
     }
 
     @Test func deepNestingIsAnErrorNotACrash() {
