@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,6 +21,9 @@ final class Dispatcher: Sendable {
         var phase = Phase.running
         /// Requests from their first callback until libmicrohttpd reports them completed.
         var active: [ObjectIdentifier: RequestContext] = [:]
+        /// Requests whose headers are arriving: from their request line until their headers are whole, or
+        /// libmicrohttpd reports them completed.
+        var heads: [ObjectIdentifier: RequestStart] = [:]
     }
 
     enum Phase {
@@ -34,6 +38,9 @@ final class Dispatcher: Sendable {
         self.configuration = configuration
         self.router = router
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "HTTP worker")
+        let watch = Thread { [self] in watchHeads() }
+        watch.name = "HTTP head watch"
+        watch.start()
     }
 
     var activeRequests: Int {
@@ -51,6 +58,7 @@ final class Dispatcher: Sendable {
     func close() -> (answered: [RequestContext], committing: [RequestContext]) {
         let active = state.withLock { state in
             state.phase = .closed
+            state.heads = [:]
             return Array(state.active.values)
         }
         var answered: [RequestContext] = []
@@ -80,8 +88,33 @@ final class Dispatcher: Sendable {
     /// request's slot until the headers are whole, so that a client that stops sending them can be answered.
     func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
         let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
-        let start = RequestStart(id: Self.newRequestID(), targetBytes: strlen(target), remoteAddress: remote)
+        let start = RequestStart(
+            id: Self.newRequestID(), targetBytes: strlen(target), remoteAddress: remote,
+            socket: geoledger_mhd_connection_socket(connection))
+        state.withLock { $0.heads[ObjectIdentifier(start)] = start }
         return Unmanaged.passRetained(start).toOpaque()
+    }
+
+    /// Answers 408 to each request whose headers have taken longer than the request timeout (a client that
+    /// trickles them is never silent long enough for the connection timeout), until the server closes.
+    private func watchHeads() {
+        let interval = min(configuration.requestTimeout / 4, .seconds(1))
+        while state.withLock({ $0.phase != .closed }) {
+            Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) * 1e-18)
+            let now = ContinuousClock.now
+            // Under the lock: libmicrohttpd closes a connection only after `completed`, which takes the lock to
+            // drop the request from `heads`, so the socket written here is still this request's.
+            state.withLock { state in
+                for (key, start) in state.heads where now - start.started > configuration.requestTimeout {
+                    state.heads[key] = nil
+                    guard start.claim() else { continue }
+                    configuration.log("request \(start.id): the headers took longer than the request timeout; answered 408")
+                    answerTimedOut(start.id, record: start.timedOut(), on: start.socket)
+                    // libmicrohttpd reads the end of the stream next and closes the connection.
+                    _ = shutdown(start.socket, Int32(SHUT_RDWR))
+                }
+            }
+        }
     }
 
     /// libmicrohttpd calls this when a request's headers have arrived (`slot` empty or holding its
@@ -94,7 +127,11 @@ final class Dispatcher: Sendable {
     ) -> MHD_Result {
         let held = slot.pointee.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
         guard let context = held as? RequestContext else {
-            let start = held as? RequestStart ?? RequestStart(id: Self.newRequestID(), targetBytes: strlen(url), remoteAddress: "")
+            let start = held as? RequestStart
+                ?? RequestStart(id: Self.newRequestID(), targetBytes: strlen(url), remoteAddress: "", socket: -1)
+            state.withLock { _ = $0.heads.removeValue(forKey: ObjectIdentifier(start)) }
+            // Answered 408 already: its headers took too long.
+            guard start.claim() else { return .NO }
             if let existing = slot.pointee { Unmanaged<AnyObject>.fromOpaque(existing).release() }
             let context = makeContext(connection, url: url, method: method, start: start)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -157,12 +194,10 @@ final class Dispatcher: Sendable {
         slot.pointee = nil
         let held = Unmanaged<AnyObject>.fromOpaque(existing).takeRetainedValue()
         if let start = held as? RequestStart {
-            if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, let connection {
+            state.withLock { _ = $0.heads.removeValue(forKey: ObjectIdentifier(start)) }
+            if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, start.claim() {
                 configuration.log("request \(start.id): no more of the headers came for the connection timeout; answered 408")
-                let record = CompletedRequest(
-                    id: start.id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout, bytes: Self.requestTimeout.body.count,
-                    duration: ContinuousClock.now - start.started, remoteAddress: start.remoteAddress, principal: nil)
-                answerTimedOut(start.id, record: record, on: connection)
+                answerTimedOut(start.id, record: start.timedOut(), on: start.socket)
             }
             return
         }
@@ -347,20 +382,19 @@ final class Dispatcher: Sendable {
             id: context.id, method: context.method, route: context.route, status: .requestTimeout,
             bytes: Self.requestTimeout.body.count, duration: ContinuousClock.now - context.started,
             remoteAddress: context.remoteAddress, principal: nil)
-        answerTimedOut(context.id, record: record, on: connection)
+        answerTimedOut(context.id, record: record, on: geoledger_mhd_connection_socket(connection))
     }
 
-    private static let requestTimeout = HTTPResponse.error(
+    static let requestTimeout = HTTPResponse.error(
         .requestTimeout, code: "request_timeout",
         message: "the request did not arrive in time; nothing of it was used")
 
     /// Writes the 408 of a request that stopped arriving (its headers or its body), on the connection's socket.
-    private func answerTimedOut(_ id: String, record: CompletedRequest, on connection: OpaquePointer) {
+    private func answerTimedOut(_ id: String, record: CompletedRequest, on socket: Int32) {
         var response = Self.requestTimeout
         response.headers.set("X-Request-Id", id)
         response.headers.set("Connection", "close")
         configuration.completed(record)
-        let socket = geoledger_mhd_connection_socket(connection)
         guard socket >= 0 else { return }
         let bytes = Self.wireFormat(response)
         // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it

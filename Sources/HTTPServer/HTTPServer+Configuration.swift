@@ -22,8 +22,8 @@ extension HTTPServer {
         /// in whole seconds (libmicrohttpd's unit); a request whose body was arriving is answered 408 first.
         /// A request being handled is not silent.
         public var connectionTimeout: Duration
-        /// How long a client may take to send one request's body; past it the request is answered 408 and the
-        /// connection closed. Together with `connectionTimeout` this bounds how long a slow client holds its
+        /// How long a client may take to send one request's headers, and its body; past it the request is answered
+        /// 408 and the connection closed. Together with `connectionTimeout` this bounds how long a slow client holds its
         /// connection.
         public var requestTimeout: Duration
         /// Response bodies smaller than this are sent as they are.

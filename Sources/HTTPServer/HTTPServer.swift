@@ -19,9 +19,9 @@ import Darwin
 ///
 /// Bodies are limited: a declared `Content-Length` over the limit is answered 413 before any of the body is read;
 /// a chunked body that passes it is dropped from there on and answered 413 when it ends; a gzip body is inflated
-/// no further than the limit. A client that falls silent in its body is answered 408 and closed after
-/// `connectionTimeout`, one that trickles its body once `requestTimeout` has passed; a silent connection with no
-/// request under way is closed. `stop()` stops accepting, lets requests in progress finish, then returns.
+/// no further than the limit. A client that falls silent in its headers or body is answered 408 and closed after
+/// `connectionTimeout`, one that trickles them once `requestTimeout` has passed; a silent connection with no
+/// request under way, or one inside its request line, is closed. `stop()` stops accepting, lets requests in progress finish, then returns.
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
     /// The port listened on: the configured one, or the one the system chose for port 0.

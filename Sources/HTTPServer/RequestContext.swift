@@ -176,11 +176,32 @@ final class RequestStart: Sendable {
     /// The length of the request target as sent, path and query.
     let targetBytes: Int
     let remoteAddress: String
+    /// The connection's socket, for a 408.
+    let socket: Int32
+    private let claimed = Mutex(false)
 
-    init(id: String, targetBytes: Int, remoteAddress: String) {
+    init(id: String, targetBytes: Int, remoteAddress: String, socket: Int32) {
         self.id = id
         self.targetBytes = targetBytes
         self.remoteAddress = remoteAddress
+        self.socket = socket
+    }
+
+    /// True for the first caller only: the request is read on once its headers are whole, or answered 408 when
+    /// they take too long, never both.
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+
+    /// The record of its 408 (its method is not known before its headers).
+    func timedOut() -> CompletedRequest {
+        CompletedRequest(
+            id: id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout,
+            bytes: Dispatcher.requestTimeout.body.count, duration: ContinuousClock.now - started,
+            remoteAddress: remoteAddress, principal: nil)
     }
 }
 

@@ -99,6 +99,43 @@ import Testing
         #expect(records.all.contains { $0.status == .requestTimeout && $0.id == response.headers["X-Request-Id"] })
     }
 
+    @Test("a client that trickles its headers gets a 408 with a JSON error once the request timeout has passed")
+    func aClientThatTricklesItsHeadersIsAnswered408() async throws {
+        let port = TestPort.base + 76
+        let logged = LogLines()
+        let outcome = try await withServer(port: port, router: Self.router, configure: {
+            $0.connectionTimeout = .seconds(3)
+            $0.requestTimeout = .seconds(1)
+            $0.log = logged.append
+        }) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(2))
+            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n")
+            let started = ContinuousClock.now
+            // A header line every 100 ms: never silent long enough for the connection timeout.
+            var answered = false
+            var ping: RawClient.Response?
+            for sent in 0..<60 {
+                if client.isReadable(within: .zero) {
+                    answered = true
+                    break
+                }
+                try client.send("X-\(sent): y\r\n")
+                if sent == 3 { ping = try request(port: port, "GET", "/ping") }
+                usleep(100_000)
+            }
+            let elapsed = ContinuousClock.now - started
+            let response = answered ? try client.readResponse() : nil
+            return (response: response, closed: client.closesWithin(.seconds(2)), elapsed: elapsed, ping: ping)
+        }
+        let response = try #require(outcome.response, "no answer while the headers trickled")
+        try SlowClientTests.expectRequestTimeout(response)
+        #expect(outcome.closed)
+        #expect(outcome.elapsed >= .milliseconds(900))
+        #expect(outcome.elapsed < .seconds(3))
+        #expect(outcome.ping?.status == 200)
+        #expect(logged.all.contains { $0.hasSuffix("the headers took longer than the request timeout; answered 408") })
+    }
+
     /// Until its request line is whole, a connection cannot be told from an idle one kept alive, which is closed
     /// without an answer: pinned here, and said in the README.
     @Test("a client that stops inside its request line is closed at the connection timeout without an answer")
