@@ -109,7 +109,7 @@ final class Dispatcher: Sendable {
                     state.heads[key] = nil
                     guard start.claim() else { continue }
                     configuration.log("request \(start.id): the headers took longer than the request timeout; answered 408")
-                    answerTimedOut(start.id, record: start.timedOut(), on: start.socket)
+                    answerOnSocket(Self.requestTimeout, record: start.record(of: Self.requestTimeout), on: start.socket)
                     // libmicrohttpd reads the end of the stream next and closes the connection.
                     _ = shutdown(start.socket, Int32(SHUT_RDWR))
                 }
@@ -151,7 +151,8 @@ final class Dispatcher: Sendable {
         if uploadSize.pointee > 0 {
             // A client that trickles its body is answered 408 once the request timeout has passed, and closed.
             guard ContinuousClock.now - context.started <= configuration.requestTimeout else {
-                answerUnfinishedBody(context, on: connection, because: "the body took longer than the request timeout")
+                answerUnfinishedBody(
+                    context, with: Self.requestTimeout, on: connection, because: "the body took longer than the request timeout")
                 return .NO
             }
             let piece = UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)
@@ -184,8 +185,9 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// libmicrohttpd is done with a request: answered, failed, timed out or shut down. A request whose body stopped
-    /// coming for the connection timeout is answered 408 now, before libmicrohttpd closes its connection.
+    /// libmicrohttpd is done with a request: answered, failed, timed out or shut down. A request whose headers or body
+    /// stopped coming for the connection timeout is answered 408 now, before libmicrohttpd closes its connection, and
+    /// one whose client closed its side before the request ended 400 (a client that closed both sides gets nothing).
     func completed(
         _ connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
         reason: MHD_RequestTerminationCode
@@ -193,17 +195,23 @@ final class Dispatcher: Sendable {
         guard let existing = slot.pointee else { return }
         slot.pointee = nil
         let held = Unmanaged<AnyObject>.fromOpaque(existing).takeRetainedValue()
+        let unfinished: (answer: HTTPResponse, reason: String)? = switch reason {
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: (Self.requestTimeout, "stopped coming for the connection timeout")
+        case .REQUEST_TERMINATED_CLIENT_ABORT: (Self.incompleteRequest, "ended with the client's side of the connection")
+        default: nil
+        }
         if let start = held as? RequestStart {
             state.withLock { _ = $0.heads.removeValue(forKey: ObjectIdentifier(start)) }
-            if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, start.claim() {
-                configuration.log("request \(start.id): no more of the headers came for the connection timeout; answered 408")
-                answerTimedOut(start.id, record: start.timedOut(), on: start.socket)
+            if let unfinished, start.claim() {
+                configuration.log(
+                    "request \(start.id): the headers \(unfinished.reason); answered \(unfinished.answer.status)")
+                answerOnSocket(unfinished.answer, record: start.record(of: unfinished.answer), on: start.socket)
             }
             return
         }
         guard let context = held as? RequestContext else { return }
-        if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED, let connection {
-            answerUnfinishedBody(context, on: connection, because: "no more of the body came for the connection timeout")
+        if let unfinished, let connection {
+            answerUnfinishedBody(context, with: unfinished.answer, on: connection, because: "the body \(unfinished.reason)")
         }
         state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(context)) }
     }
@@ -375,23 +383,30 @@ final class Dispatcher: Sendable {
     /// closes the connection next. libmicrohttpd queues an answer only before it reads a body or once the body is
     /// complete, so this one is written on the connection's socket directly: libmicrohttpd has sent nothing of this
     /// request and sends nothing more on the connection.
-    private func answerUnfinishedBody(_ context: RequestContext, on connection: OpaquePointer, because reason: String) {
+    private func answerUnfinishedBody(
+        _ context: RequestContext, with answer: HTTPResponse, on connection: OpaquePointer, because reason: String
+    ) {
         guard context.abandon() else { return }
-        configuration.log("request \(context.id): \(reason); answered 408")
+        configuration.log("request \(context.id): \(reason); answered \(answer.status)")
         let record = CompletedRequest(
-            id: context.id, method: context.method, route: context.route, status: .requestTimeout,
-            bytes: Self.requestTimeout.body.count, duration: ContinuousClock.now - context.started,
+            id: context.id, method: context.method, route: context.route, status: answer.status,
+            bytes: answer.body.count, duration: ContinuousClock.now - context.started,
             remoteAddress: context.remoteAddress, principal: nil)
-        answerTimedOut(context.id, record: record, on: geoledger_mhd_connection_socket(connection))
+        answerOnSocket(answer, record: record, on: geoledger_mhd_connection_socket(connection))
     }
 
     static let requestTimeout = HTTPResponse.error(
         .requestTimeout, code: "request_timeout",
         message: "the request did not arrive in time; nothing of it was used")
 
-    /// Writes the 408 of a request that stopped arriving (its headers or its body), on the connection's socket.
-    private func answerTimedOut(_ id: String, record: CompletedRequest, on socket: Int32) {
-        var response = Self.requestTimeout
+    static let incompleteRequest = HTTPResponse.error(
+        .badRequest, code: "incomplete_request",
+        message: "the connection ended before the request did; nothing of it was used")
+
+    /// Writes the answer to a request that stopped arriving (its headers or its body), on the connection's socket.
+    private func answerOnSocket(_ answer: HTTPResponse, record: CompletedRequest, on socket: Int32) {
+        let id = record.id
+        var response = answer
         response.headers.set("X-Request-Id", id)
         response.headers.set("Connection", "close")
         configuration.completed(record)
@@ -400,7 +415,7 @@ final class Dispatcher: Sendable {
         // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it
         // not, the client gets the connection closed, as it would without this answer.
         if sendWithoutWaiting(bytes, on: socket) != bytes.count {
-            configuration.log("request \(id): the 408 answer could not be sent whole")
+            configuration.log("request \(id): the \(answer.status) answer could not be sent whole")
         }
     }
 

@@ -56,7 +56,9 @@ public final class HTTPServer: Sendable {
         let (listener, port) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
         let dispatcher = Dispatcher(configuration: configuration, router: router)
         let context = Unmanaged.passRetained(dispatcher)
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        // poll, not epoll: libmicrohttpd's edge-triggered epoll misses the end of a stream that arrives with the last
+        // bytes of a body, and a client that closed its side mid-body would wait for the connection timeout.
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         let handle = geoledger_mhd_start_daemon(
             flags, listener, accessCallback, completedCallback, requestLineCallback, logCallback, context.toOpaque(),

@@ -196,12 +196,11 @@ final class RequestStart: Sendable {
         }
     }
 
-    /// The record of its 408 (its method is not known before its headers).
-    func timedOut() -> CompletedRequest {
+    /// The record of its answer (its method is not known before its headers).
+    func record(of answer: HTTPResponse) -> CompletedRequest {
         CompletedRequest(
-            id: id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout,
-            bytes: Dispatcher.requestTimeout.body.count, duration: ContinuousClock.now - started,
-            remoteAddress: remoteAddress, principal: nil)
+            id: id, method: HTTPMethod(rawValue: ""), route: nil, status: answer.status, bytes: answer.body.count,
+            duration: ContinuousClock.now - started, remoteAddress: remoteAddress, principal: nil)
     }
 }
 

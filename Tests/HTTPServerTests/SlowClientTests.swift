@@ -106,4 +106,29 @@ import Testing
         // libmicrohttpd's own messages reach the log too.
         #expect(logged.all.contains { $0.hasPrefix("libmicrohttpd: ") })
     }
+
+    @Test(
+        "a client that closes its side before its request ends gets a 400 with a JSON error at once",
+        arguments: [
+            (22, "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n0123456789"),
+            (23, "POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n"),
+            (24, "GET /ping HTTP/1.1\r\nHost: test\r\nX-Half: a"),
+        ])
+    func aClientThatEndsItsRequestShortIsAnswered400(offset: Int, input: String) async throws {
+        let port = TestPort.base + offset
+        let counter = Counter()
+        let (response, elapsed) = try await withServer(port: port, router: Self.router(counter)) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(8))
+            try client.send(input)
+            let started = ContinuousClock.now
+            client.shutdownWrite()
+            return (try client.readResponse(), ContinuousClock.now - started)
+        }
+        #expect(response.status == 400, "\(response.text)")
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["X-Request-Id"]?.count == 16)
+        #expect(try errorObject(response.body)["code"] == "incomplete_request")
+        #expect(elapsed < .seconds(2))
+        #expect(counter.calls == 0)
+    }
 }

@@ -110,6 +110,11 @@ public final class RawClient {
         }
     }
 
+    /// Closes the sending side, as a client does that has said all it will: the server reads the end of the stream.
+    public func shutdownWrite() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Whether bytes (or the end of the stream) wait to be read, or arrive within `limit`.
     public func isReadable(within limit: Duration) -> Bool {
         if !buffer.isEmpty { return true }
