@@ -100,7 +100,7 @@ final class Dispatcher: Sendable {
     private func watchHeads() {
         let interval = min(configuration.requestTimeout / 4, .seconds(1))
         while state.withLock({ $0.phase != .closed }) {
-            Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) * 1e-18)
+            Thread.sleep(forTimeInterval: interval / .seconds(1))
             let now = ContinuousClock.now
             // Under the lock: libmicrohttpd closes a connection only after `completed`, which takes the lock to
             // drop the request from `heads`, so the socket written here is still this request's.
@@ -379,8 +379,8 @@ final class Dispatcher: Sendable {
         return MHD_queue_response(connection, UInt32(response.status.rawValue), prepared)
     }
 
-    /// Answers 408 to a request whose body stopped short of its end, unless it was answered already; libmicrohttpd
-    /// closes the connection next. libmicrohttpd queues an answer only before it reads a body or once the body is
+    /// Answers `answer` (a 408, or a 400 when the client closed its side) to a request whose body stopped short of its
+    /// end, unless it was answered already; libmicrohttpd closes the connection next. libmicrohttpd queues an answer only before it reads a body or once the body is
     /// complete, so this one is written on the connection's socket directly: libmicrohttpd has sent nothing of this
     /// request and sends nothing more on the connection.
     private func answerUnfinishedBody(

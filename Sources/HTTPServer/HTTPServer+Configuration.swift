@@ -32,7 +32,8 @@ extension HTTPServer {
         /// libmicrohttpd's own messages.
         public var log: @Sendable (String) -> Void
         /// Called once for every answer handed to libmicrohttpd, routed or not (404, 413 before the body, 503 while
-        /// stopping), on the server's polling thread: keep it short (a log line, a counter).
+        /// stopping), or written by the server itself (408, 400 for a request cut short), on the server's polling
+        /// thread or the one that watches slow request heads: keep it short (a log line, a counter).
         public var completed: @Sendable (CompletedRequest) -> Void = { _ in }
 
         public init(
