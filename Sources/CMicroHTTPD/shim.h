@@ -4,6 +4,8 @@
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 // Swift cannot call C's variadic functions. These wrappers name the few arguments the server passes.
@@ -23,7 +25,7 @@ typedef void *(*geoledger_mhd_request_line_callback)(void *context, const char *
 static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
     unsigned int flags, int listen_socket, MHD_AccessHandlerCallback access_handler,
     MHD_RequestCompletedCallback request_completed, geoledger_mhd_request_line_callback request_line,
-    MHD_LogCallback logger, void *context,
+    MHD_NotifyConnectionCallback notify_connection, MHD_LogCallback logger, void *context,
     unsigned int connection_timeout_seconds, unsigned int connection_limit, size_t connection_memory_limit)
 {
     return MHD_start_daemon(
@@ -32,6 +34,7 @@ static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_socket,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, context,
         MHD_OPTION_URI_LOG_CALLBACK, request_line, context,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, context,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
@@ -55,4 +58,18 @@ static inline int geoledger_mhd_connection_socket(struct MHD_Connection *connect
 static inline size_t geoledger_mhd_request_head_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
+}
+
+/// What the connection's start set as its context, or NULL.
+static inline void *geoledger_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// Milliseconds since the socket last received data, or -1 when the system does not say.
+static inline long long geoledger_socket_last_data_received_ms(int socket) {
+    struct tcp_info info;
+    socklen_t length = sizeof(info);
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    return (long long) info.tcpi_last_data_recv;
 }

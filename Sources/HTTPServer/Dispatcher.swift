@@ -24,6 +24,9 @@ final class Dispatcher: Sendable {
         /// Requests whose headers are arriving: from their request line until their headers are whole, or
         /// libmicrohttpd reports them completed.
         var heads: [ObjectIdentifier: RequestStart] = [:]
+        /// Connections between requests: from their start, or the end of their last request, until their next
+        /// request line, with when that was.
+        var betweenRequests: [ObjectIdentifier: (connection: ConnectionWatch, since: ContinuousClock.Instant)] = [:]
     }
 
     enum Phase {
@@ -59,6 +62,7 @@ final class Dispatcher: Sendable {
         let active = state.withLock { state in
             state.phase = .closed
             state.heads = [:]
+            state.betweenRequests = [:]
             return Array(state.active.values)
         }
         var answered: [RequestContext] = []
@@ -91,12 +95,40 @@ final class Dispatcher: Sendable {
         let start = RequestStart(
             id: Self.newRequestID(), targetBytes: strlen(target), remoteAddress: remote,
             socket: geoledger_mhd_connection_socket(connection))
-        state.withLock { $0.heads[ObjectIdentifier(start)] = start }
+        let watched = Self.watch(of: connection)
+        let answered = state.withLock { state in
+            state.heads[ObjectIdentifier(start)] = start
+            guard let watched else { return false }
+            // Answered 408 already, when its request line took too long.
+            return state.betweenRequests.removeValue(forKey: ObjectIdentifier(watched)) == nil && watched.isAnswered
+        }
+        if answered { _ = start.claim() }
         return Unmanaged.passRetained(start).toOpaque()
     }
 
-    /// Answers 408 to each request whose headers have taken longer than the request timeout (a client that
-    /// trickles them is never silent long enough for the connection timeout), until the server closes.
+    /// libmicrohttpd calls this when a connection starts and when it is closed (before its socket is).
+    func connection(
+        _ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        code: MHD_ConnectionNotificationCode
+    ) {
+        if code == .CONNECTION_NOTIFY_STARTED {
+            let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
+            let watched = ConnectionWatch(socket: geoledger_mhd_connection_socket(connection), remoteAddress: remote)
+            context.pointee = Unmanaged.passRetained(watched).toOpaque()
+            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = (watched, .now) }
+        } else if let existing = context.pointee {
+            context.pointee = nil
+            let watched = Unmanaged<ConnectionWatch>.fromOpaque(existing).takeRetainedValue()
+            state.withLock { _ = $0.betweenRequests.removeValue(forKey: ObjectIdentifier(watched)) }
+        }
+    }
+
+    private static func watch(of connection: OpaquePointer) -> ConnectionWatch? {
+        geoledger_mhd_socket_context(connection).map { Unmanaged<ConnectionWatch>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Answers 408 to each request whose headers, or request line, have taken longer than the request timeout (a
+    /// client that trickles them is never silent long enough for the connection timeout), until the server closes.
     private func watchHeads() {
         let interval = min(configuration.requestTimeout / 4, .seconds(1))
         while state.withLock({ $0.phase != .closed }) {
@@ -112,6 +144,22 @@ final class Dispatcher: Sendable {
                     answerOnSocket(Self.requestTimeout, record: start.record(of: Self.requestTimeout), on: start.socket)
                     // libmicrohttpd reads the end of the stream next and closes the connection.
                     _ = shutdown(start.socket, Int32(SHUT_RDWR))
+                }
+                for (key, waiting) in state.betweenRequests where now - waiting.since > configuration.requestTimeout {
+                    // A connection that received nothing since is idle, and left to the connection timeout; one that
+                    // did is sending a request line.
+                    let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
+                    guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
+                    state.betweenRequests[key] = nil
+                    waiting.connection.markAnswered()
+                    let id = Self.newRequestID()
+                    configuration.log("request \(id): the request line took longer than the request timeout; answered 408")
+                    let record = CompletedRequest(
+                        id: id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout,
+                        bytes: Self.requestTimeout.body.count, duration: now - waiting.since,
+                        remoteAddress: waiting.connection.remoteAddress, principal: nil)
+                    answerOnSocket(Self.requestTimeout, record: record, on: waiting.connection.socket)
+                    _ = shutdown(waiting.connection.socket, Int32(SHUT_RDWR))
                 }
             }
         }
@@ -192,6 +240,14 @@ final class Dispatcher: Sendable {
         _ connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
         reason: MHD_RequestTerminationCode
     ) {
+        // The connection is between requests again (or about to close).
+        if let connection, let watched = Self.watch(of: connection) {
+            state.withLock { state in
+                if state.phase != .closed && !watched.isAnswered {
+                    state.betweenRequests[ObjectIdentifier(watched)] = (watched, .now)
+                }
+            }
+        }
         guard let existing = slot.pointee else { return }
         slot.pointee = nil
         let held = Unmanaged<AnyObject>.fromOpaque(existing).takeRetainedValue()
@@ -477,6 +533,11 @@ let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, meth
 let requestLineCallback: geoledger_mhd_request_line_callback = { context, target, connection in
     guard let context, let target, let connection else { return nil }
     return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().requestLine(connection, target: target)
+}
+
+let connectionCallback: MHD_NotifyConnectionCallback = { context, connection, socketContext, code in
+    guard let context, let connection, let socketContext else { return }
+    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().connection(connection, context: socketContext, code: code)
 }
 
 let completedCallback: MHD_RequestCompletedCallback = { context, connection, slot, reason in

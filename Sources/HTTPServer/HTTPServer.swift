@@ -20,8 +20,8 @@ import Darwin
 /// Bodies are limited: a declared `Content-Length` over the limit is answered 413 before any of the body is read;
 /// a chunked body that passes it is dropped from there on and answered 413 when it ends; a gzip body is inflated
 /// no further than the limit. A client that falls silent in its headers or body is answered 408 and closed after
-/// `connectionTimeout`, one that trickles them once `requestTimeout` has passed; a silent connection with no
-/// request under way, or one inside its request line, is closed. `stop()` stops accepting, lets requests in progress finish, then returns.
+/// `connectionTimeout`, one that trickles them, or its request line, once `requestTimeout` has passed; a silent
+/// connection with no request under way, or one inside its request line, is closed. `stop()` stops accepting, lets requests in progress finish, then returns.
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
     /// The port listened on: the configured one, or the one the system chose for port 0.
@@ -61,7 +61,8 @@ public final class HTTPServer: Sendable {
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         let handle = geoledger_mhd_start_daemon(
-            flags, listener, accessCallback, completedCallback, requestLineCallback, logCallback, context.toOpaque(),
+            flags, listener, accessCallback, completedCallback, requestLineCallback, connectionCallback, logCallback,
+            context.toOpaque(),
             configuration.connectionTimeoutSeconds, UInt32(configuration.maximumConnections),
             configuration.connectionMemoryBytes)
         guard let handle else {

@@ -204,6 +204,23 @@ final class RequestStart: Sendable {
     }
 }
 
+/// A connection, watched between its requests for a request line that takes longer than the request timeout.
+final class ConnectionWatch: Sendable {
+    let socket: Int32
+    let remoteAddress: String
+    private let answered = Mutex(false)
+
+    init(socket: Int32, remoteAddress: String) {
+        self.socket = socket
+        self.remoteAddress = remoteAddress
+    }
+
+    /// Whether it was answered 408: libmicrohttpd closes it next.
+    var isAnswered: Bool { answered.withLock { $0 } }
+
+    func markAnswered() { answered.withLock { $0 = true } }
+}
+
 /// The address of a libmicrohttpd object (a daemon, a connection), to keep under a lock.
 // @unchecked: it is only an address; which thread may use the object is decided where the handle is kept.
 struct MHDHandle: @unchecked Sendable {

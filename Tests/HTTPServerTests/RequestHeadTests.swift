@@ -136,6 +136,57 @@ import Testing
         #expect(logged.all.contains { $0.hasSuffix("the headers took longer than the request timeout; answered 408") })
     }
 
+    @Test("a client that trickles its request line gets a 408 with a JSON error once the request timeout has passed")
+    func aClientThatTricklesItsRequestLineIsAnswered408() async throws {
+        let port = TestPort.base + 77
+        let outcome = try await withServer(port: port, router: Self.router, configure: {
+            $0.connectionTimeout = .seconds(3)
+            $0.requestTimeout = .seconds(1)
+        }) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(2))
+            try client.send("GET /ping?")
+            let started = ContinuousClock.now
+            // A byte every 100 ms: never silent long enough for the connection timeout.
+            var answered = false
+            for _ in 0..<60 {
+                if client.isReadable(within: .zero) {
+                    answered = true
+                    break
+                }
+                try client.send("a")
+                usleep(100_000)
+            }
+            let elapsed = ContinuousClock.now - started
+            let response = answered ? try client.readResponse() : nil
+            return (response: response, closed: client.closesWithin(.seconds(2)), elapsed: elapsed)
+        }
+        let response = try #require(outcome.response, "no answer while the request line trickled")
+        try SlowClientTests.expectRequestTimeout(response)
+        #expect(outcome.closed)
+        #expect(outcome.elapsed >= .milliseconds(900))
+        #expect(outcome.elapsed < .seconds(3))
+    }
+
+    @Test("a connection kept alive and silent past the request timeout is not answered: its next request is")
+    func anIdleConnectionIsNotAnswered408() async throws {
+        let port = TestPort.base + 78
+        let (first, second) = try await withServer(port: port, router: Self.router, configure: {
+            $0.connectionTimeout = .seconds(4)
+            $0.requestTimeout = .seconds(1)
+        }) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(3))
+            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
+            let first = try client.readResponse()
+            // Idle past the request timeout, well within the connection timeout.
+            usleep(2_000_000)
+            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
+            return (first, try client.readResponse())
+        }
+        #expect(first.status == 200)
+        #expect(second.status == 200, "\(second.text)")
+        #expect(second.text == "pong")
+    }
+
     /// Until its request line is whole, a connection cannot be told from an idle one kept alive, which is closed
     /// without an answer: pinned here, and said in the README.
     @Test("a client that stops inside its request line is closed at the connection timeout without an answer")
