@@ -33,7 +33,7 @@ enum ServeCommand {
             Every request is logged on standard error as one JSON line: time, request id, method, route,
             status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
             A request line and headers over 64 KiB are answered 431; a client that falls silent for 30 s in
-            its headers or body, or takes over 60 s to send them, 408.
+            its headers or body, or takes over 60 s to send its request line, headers or body, 408.
             SIGINT or SIGTERM stops it: no new connections, requests in progress finish (up to 10 s), exit 0.
             A batch still unanswered then is answered 200 if it had begun to commit, else 503
             shutting_down with nothing of it stored.
