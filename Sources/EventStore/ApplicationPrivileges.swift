@@ -24,7 +24,7 @@ public enum ApplicationPrivileges {
                 GRANT UPDATE (last_used_at) ON api_tokens TO \(role);
                 GRANT EXECUTE ON FUNCTION report_region_mismatch, report_accuracy, report_providers,
                     report_terminal_drift, report_visit_distance, report_outside_region, report_stale, report_daily,
-                    report_fix_counts, report_fix_stats, report_day_of, report_day_after, accuracy_bucket TO \(role);
+                    report_fix_counts, report_fix_stats, report_day_of, report_day_after TO \(role);
                 """)
         }
     }

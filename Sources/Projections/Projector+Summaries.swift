@@ -4,7 +4,8 @@ import Postgres
 
 /// The summary tables the reports read: each merchant's and terminal's newest fix (`latest_fixes`), the events
 /// appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per bucket of horizontal accuracy
-/// (`accuracy_buckets`; the values in a bucket are read from the fix history's index `fixes_accuracy`). Written with
+/// (`accuracy_buckets`, by ``accuracyBucket(_:)``; the values in a bucket are read from the fix history's index
+/// `fixes_accuracy`). Written with
 /// the history rows, in the same transaction, as upserts: a batch adds its counts and replaces a newest fix only by a
 /// newer one, so that the tables come out the same whatever the batches and their order, in an append or in replay's
 /// chunks.
@@ -71,15 +72,25 @@ extension Projector {
 
     private struct AccuracyKey: Hashable {
         let provider, platform, app: String
-        let horizontalAccuracy: Double
+        let bucket: Int64
+    }
+
+    /// The bucket of `accuracy_buckets` a horizontal accuracy falls in: its whole metres kept to one significant digit,
+    /// as the bucket's lower bound (7.5 -> 7, 37.4 -> 30, 123.9 -> 100, 4567 -> 4000), some 9 buckets a tenfold range.
+    /// Accuracies are positive and bounded (``ValidationLimits``). Counted here rather than by the server, a batch sends
+    /// a row per bucket instead of one per value: values are rarely shared, buckets always.
+    static func accuracyBucket(_ metres: Double) -> Int64 {
+        let whole = Int64(metres.rounded(.down))
+        var unit: Int64 = 1
+        while unit <= whole / 10 { unit *= 10 }
+        return whole - whole % unit
     }
 
     /// `fix_days` and `accuracy_buckets`.
     private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
         var days: [FixDayKey: Int64] = [:]
-        var values: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
+        var buckets: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
         days.reserveCapacity(events.count)
-        values.reserveCapacity(events.count)
         // By index, as in keepLatestFixes: `for event in events` copies each event, strings and all.
         for index in events.indices {
             guard let fix = events[index].fix, let day = events[index].capturedDay else { continue }
@@ -87,9 +98,10 @@ extension Projector {
             days[FixDayKey(day: day, provider: fix.provider, app: app, accuracy: fix.accuracy,
                            authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
             let key = AccuracyKey(
-                provider: fix.provider, platform: Platform.text(events[index].platform), app: app, horizontalAccuracy: fix.horizontalAccuracy)
-            values[key, default: (0, 0)].fixes += 1
-            values[key, default: (0, 0)].mismatches += fix.claimMismatch ? 1 : 0
+                provider: fix.provider, platform: Platform.text(events[index].platform), app: app,
+                bucket: Self.accuracyBucket(fix.horizontalAccuracy))
+            buckets[key, default: (0, 0)].fixes += 1
+            buckets[key, default: (0, 0)].mismatches += fix.claimMismatch ? 1 : 0
         }
         guard !days.isEmpty else { return }
         let dayRows = Self.inSharedOrder(days) {
@@ -108,22 +120,20 @@ extension Projector {
                 .binary(try BinaryArray(dayRows.map(\.key.accuracy))), .binary(try BinaryArray(dayRows.map(\.key.authorization))),
                 .binary(BinaryArray(dayRows.map(\.key.claimMismatch))), .binary(BinaryArray(dayRows.map(\.value))),
             ])
-        // Each value's bucket is the database's accuracy_bucket; the rows go in key order, sorted there.
-        let valueKeys = Array(values.keys)
+        // The rows go in key order, sorted there, as every writer sends them.
+        let bucketRows = Array(buckets)
         _ = try connection.query(
             """
             INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
-            SELECT provider, platform, app, accuracy_bucket(value), sum(fixes), sum(mismatches)
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::bigint[], $6::bigint[])
-                AS u (provider, platform, app, value, fixes, mismatches)
-            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+            ORDER BY 1, 2, 3, 4
             ON CONFLICT (provider, platform, app, bucket)
             DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
             """,
             parameters: [
-                .binary(try BinaryArray(valueKeys.map(\.provider))), .binary(try BinaryArray(valueKeys.map(\.platform))),
-                .binary(try BinaryArray(valueKeys.map(\.app))), .binary(BinaryArray(valueKeys.map(\.horizontalAccuracy))),
-                .binary(BinaryArray(valueKeys.map { values[$0]!.fixes })), .binary(BinaryArray(valueKeys.map { values[$0]!.mismatches })),
+                .binary(try BinaryArray(bucketRows.map(\.key.provider))), .binary(try BinaryArray(bucketRows.map(\.key.platform))),
+                .binary(try BinaryArray(bucketRows.map(\.key.app))), .binary(BinaryArray(bucketRows.map(\.key.bucket))),
+                .binary(BinaryArray(bucketRows.map(\.value.fixes))), .binary(BinaryArray(bucketRows.map(\.value.mismatches))),
             ])
     }
 

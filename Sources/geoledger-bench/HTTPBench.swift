@@ -86,6 +86,7 @@ enum HTTPBench {
             let next = Mutex(0)
             let port = serve.port
             let postgres = try ServerCPU(name: "server", server: database)
+            if options.statements { try StatementStatistics.reset(on: connection) }
             let serveBefore = serve.cpuSeconds()
             let databaseBefore = postgres.seconds()
             let (_, ingest) = try IngestBench.timed(backends: []) {
@@ -121,6 +122,7 @@ enum HTTPBench {
             emit("http_server_us_per_event=\(String(format: "%.1f", databaseCPU / Double(max(appended, 1)) * 1e6))")
             let httpRate = Double(appended) / ingest.wall
             emit("http_events_per_s=\(String(format: "%.0f", httpRate))")
+            if options.statements { try StatementStatistics.write("http", per: appended, on: connection) }
 
             // COPY of the same rows, as the ingest bench does it.
             let rows = try IngestBench.storedRows(on: connection)

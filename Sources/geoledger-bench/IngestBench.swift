@@ -459,12 +459,13 @@ enum StatementStatistics {
     }
 
     /// `STAGE_statement=` lines, each with its share of the stage's statement time, then time, calls and rows, and
-    /// per `events`: time in µs, shared blocks hit and dirtied, WAL records and bytes; the statement's text last.
+    /// per `events`: time in µs, planning time in µs (0 unless `pg_stat_statements.track_planning` is on), shared
+    /// blocks hit and dirtied, WAL records and bytes; the statement's text last.
     static func write(_ stage: String, per events: Int, on connection: Connection) throws {
         let rows = try connection.query(
             """
             SELECT total_exec_time, calls, rows, shared_blks_hit, shared_blks_dirtied, wal_records, wal_bytes::bigint,
-                   regexp_replace(query, '\\s+', ' ', 'g')
+                   regexp_replace(query, '\\s+', ' ', 'g'), total_plan_time
             FROM pg_stat_statements
             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
               AND query !~ 'pg_stat_statements'
@@ -482,7 +483,8 @@ enum StatementStatistics {
             let fields = [
                 "share \(String(format: "%.3f", milliseconds / total))", "ms \(String(format: "%.0f", milliseconds))",
                 "calls \(try row.decode(1, as: Int64.self))", "rows \(try row.decode(2, as: Int64.self))",
-                "per_event: us \(String(format: "%.2f", milliseconds * 1000 / count))", "blks_hit \(try perEvent(3))",
+                "per_event: us \(String(format: "%.2f", milliseconds * 1000 / count))",
+                "plan_us \(String(format: "%.2f", try row.decode(8, as: Double.self) * 1000 / count))", "blks_hit \(try perEvent(3))",
                 "blks_dirtied \(try perEvent(4))", "wal_records \(try perEvent(5))", "wal_bytes \(try perEvent(6))",
             ]
             emit("\(stage)_statement=\(fields.joined(separator: " ")) | \(try row.decode(7, as: String.self))")

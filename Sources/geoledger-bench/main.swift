@@ -57,9 +57,9 @@ let usage = """
     Options of citus (besides the workload's; --events defaults to \(CitusBench.defaultEvents)):
       --port N         the coordinator's port; the workers take N+1 and N+2 (default \(CitusBench.defaultPort))
       --dir DIR        a new folder for the cluster, removed at the end (default: a fresh one under /tmp)
-    Options of all and ingest (http takes and ignores them):
+    Options of all and ingest (http takes and ignores --pairs):
       --pairs N        ingest-against-COPY pairs (default 3)
-      --statements     after each ingest and each COPY, a line per statement that pg_stat_statements
+      --statements     after each ingest, HTTP ingest and COPY, a line per statement that pg_stat_statements
                        recorded: its share of the statement time, and per event its time, shared blocks
                        hit and dirtied, WAL records and bytes (the server must load pg_stat_statements)
 
