@@ -28,20 +28,26 @@ public struct IngestItemResult: Sendable, Equatable {
 
     /// The JSON object of the batch answer.
     public var json: JSONValue {
-        var members: JSONObject = ["status": .string(status.rawValue)]
-        members["eventId"] = eventId.map(JSONValue.string)
-        members["stream"] = stream.map(JSONValue.string)
-        members["version"] = version.map { .number(Double($0)) }
-        members["position"] = position.map { .number(Double($0)) }
-        if !errors.isEmpty {
-            members["errors"] = .array(errors.map { error in
-                .object(["field": .string(error.field), "code": .string(error.code), "message": .string(error.message)])
-            })
-        }
+        // The members go in the order the object keeps them in, so that it takes them as they are, without searching
+        // and inserting one by one: a batch answers each of its items.
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(7)
         if let conflict {
-            members["error"] = .object(["code": .string(conflict.code), "message": .string(conflict.message)])
+            members.append(("error", .object(JSONObject(members: [("code", .string(conflict.code)), ("message", .string(conflict.message))]))))
         }
-        return .object(members)
+        if !errors.isEmpty {
+            members.append(("errors", .array(errors.map { error in
+                .object(JSONObject(members: [
+                    ("code", .string(error.code)), ("field", .string(error.field)), ("message", .string(error.message)),
+                ]))
+            })))
+        }
+        if let eventId { members.append(("eventId", .string(eventId))) }
+        if let position { members.append(("position", .number(Double(position)))) }
+        members.append(("status", .string(status.rawValue)))
+        if let stream { members.append(("stream", .string(stream))) }
+        if let version { members.append(("version", .number(Double(version)))) }
+        return .object(JSONObject(members: members))
     }
 }
 

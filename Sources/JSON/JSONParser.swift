@@ -203,7 +203,7 @@ struct JSONParser {
             }
             if let first { throw JSONValueError.duplicateKey(path: first.key) }
         }
-        return JSONObject(sortedKeys: keys, values: values)
+        return JSONObject(sortedKeys: keys, values: values, heads: names[firstName...].map(\.head))
     }
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.

@@ -14,44 +14,82 @@ extension Projector {
     static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
 
     func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
-        // Every upsert goes in one order of its keys that all writers share (``inSharedOrder(_:_:)``), so that replay's
+        // Every upsert goes in one order of its keys that all writers share (``SharedOrder``), so that replay's
         // chunks, on connections of their own, wait for each other rather than deadlock.
         try addDailyCounts(of: events, on: connection)
         try addFixCounts(of: events, on: connection)
         try keepLatestFixes(of: events, on: connection)
     }
 
-    private struct DayKey: Hashable {
-        let day, type, app, provider: String
-    }
+    /// Rows grouped by keys of text fields, the groups in the one order of their keys that every writer shares. Each
+    /// key is written once into one buffer, each field after its length (so that no two keys share their bytes), and
+    /// keys are sorted and told apart as those bytes, as PostgreSQL tells text apart: no string and no hash per
+    /// key, which a dictionary of keys and a sort of strings built from them took (a tenth of an append).
+    struct SharedOrder {
+        private var bytes: [UInt8] = []
+        /// Per key: where its bytes lie, and the row it stands for.
+        private var keys: [(start: Int, end: Int, row: Int)] = []
 
-    /// The rows of `counts` in one order of their keys that every writer shares, found cheaply: each key is compared
-    /// as one string built once from its `fields`, each field after its length so that no two keys share one, not
-    /// field by field (which measured a tenth of the ingest's client time).
-    private static func inSharedOrder<Key>(_ counts: [Key: Int64], _ fields: (Key) -> [String]) -> [(key: Key, value: Int64)] {
-        var order: [UInt8] = []
-        return counts.map { row in
-            order.removeAll(keepingCapacity: true)
-            for field in fields(row.key) {
-                order.append(contentsOf: String(field.utf8.count).utf8)
-                order.append(UInt8(ascii: ":"))
-                order.append(contentsOf: field.utf8)
-            }
-            return (String(decoding: order, as: UTF8.self), row)
+        init(capacity: Int) {
+            bytes.reserveCapacity(capacity * 64)
+            keys.reserveCapacity(capacity)
         }
-        .sorted { $0.0 < $1.0 }
-        .map(\.1)
+
+        /// Starts the key of `row`; its fields follow with ``field(_:)``.
+        mutating func key(row: Int) {
+            keys.append((bytes.count, bytes.count, row))
+        }
+
+        mutating func field(_ text: String) {
+            let count = UInt32(text.utf8.count)
+            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
+            bytes.append(contentsOf: text.utf8)
+            keys[keys.count - 1].end = bytes.count
+        }
+
+        /// The rows in the order of their keys, those of equal keys in the order given, in runs of equal keys.
+        func runs() -> [ArraySlice<Int>] {
+            var keys = keys
+            var runs: [Range<Int>] = []
+            let rows = bytes.withUnsafeBufferPointer { bytes -> [Int] in
+                let base = bytes.baseAddress
+                func compare(_ a: (start: Int, end: Int, row: Int), _ b: (start: Int, end: Int, row: Int)) -> Int {
+                    let (left, right) = (a.end - a.start, b.end - b.start)
+                    if let base, Swift.min(left, right) > 0 {
+                        let order = memcmp(base + a.start, base + b.start, Swift.min(left, right))
+                        if order != 0 { return Int(order) }
+                    }
+                    return left - right
+                }
+                keys.sort { a, b in
+                    let order = compare(a, b)
+                    return order != 0 ? order < 0 : a.row < b.row
+                }
+                var start = 0
+                for index in keys.indices.dropFirst() where compare(keys[index - 1], keys[index]) != 0 {
+                    runs.append(start..<index)
+                    start = index
+                }
+                if !keys.isEmpty { runs.append(start..<keys.count) }
+                return keys.map(\.row)
+            }
+            return runs.map { rows[$0] }
+        }
     }
 
     private func addDailyCounts(of events: [ProjectedEvent], on connection: Connection) throws {
-        var counts: [DayKey: Int64] = [:]
-        for event in events {
-            guard let day = event.receivedDay else { continue }
-            let provider = event.fix?.provider ?? event.failure?.provider ?? ""
-            counts[DayKey(day: day, type: event.type, app: event.app ?? "", provider: provider), default: 0] += 1
+        var order = SharedOrder(capacity: events.count)
+        for index in events.indices {
+            guard let day = events[index].receivedDay else { continue }
+            order.key(row: index)
+            order.field(day)
+            order.field(events[index].type)
+            order.field(events[index].app ?? "")
+            order.field(Self.dailyProvider(events[index]))
         }
-        guard !counts.isEmpty else { return }
-        let rows = Self.inSharedOrder(counts) { [$0.day, $0.type, $0.app, $0.provider] }
+        let runs = order.runs()
+        guard !runs.isEmpty else { return }
+        let firsts = runs.map { events[$0.first!] }
         _ = try connection.query(
             """
             INSERT INTO \(schema).daily_events AS d (day, event_type, app, provider, events)
@@ -59,20 +97,15 @@ extension Projector {
             ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
             """,
             parameters: [
-                .text(rows.map(\.key.day)), .binary(try BinaryArray(rows.map(\.key.type))),
-                .binary(try BinaryArray(rows.map(\.key.app))), .binary(try BinaryArray(rows.map(\.key.provider))),
-                .binary(BinaryArray(rows.map(\.value))),
+                .text(firsts.map { $0.receivedDay! }), .binary(try BinaryArray(firsts.map(\.type))),
+                .binary(try BinaryArray(firsts.map { $0.app ?? "" })), .binary(try BinaryArray(firsts.map(Self.dailyProvider))),
+                .binary(BinaryArray(runs.map { Int64($0.count) })),
             ])
     }
 
-    private struct FixDayKey: Hashable {
-        let day, provider, app, accuracy, authorization: String
-        let claimMismatch: Bool
-    }
-
-    private struct AccuracyKey: Hashable {
-        let provider, platform, app: String
-        let bucket: Int64
+    /// The provider an event counts under in `daily_events`: its fix's or its failure's, else none.
+    private static func dailyProvider(_ event: ProjectedEvent) -> String {
+        event.fix?.provider ?? event.failure?.provider ?? ""
     }
 
     /// The bucket of `accuracy_buckets` a horizontal accuracy falls in: its whole metres kept to one significant digit,
@@ -88,25 +121,27 @@ extension Projector {
 
     /// `fix_days` and `accuracy_buckets`.
     private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
-        var days: [FixDayKey: Int64] = [:]
-        var buckets: [AccuracyKey: (fixes: Int64, mismatches: Int64)] = [:]
-        days.reserveCapacity(events.count)
+        var days = SharedOrder(capacity: events.count)
+        var buckets = SharedOrder(capacity: events.count)
         // By index, as in keepLatestFixes: `for event in events` copies each event, strings and all.
         for index in events.indices {
             guard let fix = events[index].fix, let day = events[index].capturedDay else { continue }
-            let app = events[index].app ?? ""
-            days[FixDayKey(day: day, provider: fix.provider, app: app, accuracy: fix.accuracy,
-                           authorization: fix.authorization, claimMismatch: fix.claimMismatch), default: 0] += 1
-            let key = AccuracyKey(
-                provider: fix.provider, platform: Platform.text(events[index].platform), app: app,
-                bucket: Self.accuracyBucket(fix.horizontalAccuracy))
-            buckets[key, default: (0, 0)].fixes += 1
-            buckets[key, default: (0, 0)].mismatches += fix.claimMismatch ? 1 : 0
+            days.key(row: index)
+            days.field(day)
+            days.field(fix.provider)
+            days.field(events[index].app ?? "")
+            days.field(fix.accuracy)
+            days.field(fix.authorization)
+            days.field(fix.claimMismatch ? "t" : "f")
+            buckets.key(row: index)
+            buckets.field(fix.provider)
+            buckets.field(Platform.text(events[index].platform))
+            buckets.field(events[index].app ?? "")
+            buckets.field(String(Self.accuracyBucket(fix.horizontalAccuracy)))
         }
-        guard !days.isEmpty else { return }
-        let dayRows = Self.inSharedOrder(days) {
-            [$0.day, $0.provider, $0.app, $0.accuracy, $0.authorization, $0.claimMismatch ? "t" : "f"]
-        }
+        let runs = days.runs()
+        guard !runs.isEmpty else { return }
+        let fixes = runs.map { events[$0.first!].fix! }
         _ = try connection.query(
             """
             INSERT INTO \(schema).fix_days AS d (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)
@@ -115,13 +150,14 @@ extension Projector {
             DO UPDATE SET fixes = d.fixes + excluded.fixes
             """,
             parameters: [
-                .text(dayRows.map(\.key.day)), .binary(try BinaryArray(dayRows.map(\.key.provider))),
-                .binary(try BinaryArray(dayRows.map(\.key.app))),
-                .binary(try BinaryArray(dayRows.map(\.key.accuracy))), .binary(try BinaryArray(dayRows.map(\.key.authorization))),
-                .binary(BinaryArray(dayRows.map(\.key.claimMismatch))), .binary(BinaryArray(dayRows.map(\.value))),
+                .text(runs.map { events[$0.first!].capturedDay! }), .binary(try BinaryArray(fixes.map(\.provider))),
+                .binary(try BinaryArray(runs.map { events[$0.first!].app ?? "" })),
+                .binary(try BinaryArray(fixes.map(\.accuracy))), .binary(try BinaryArray(fixes.map(\.authorization))),
+                .binary(BinaryArray(fixes.map(\.claimMismatch))), .binary(BinaryArray(runs.map { Int64($0.count) })),
             ])
-        // The rows go in key order, sorted there, as every writer sends them.
-        let bucketRows = Array(buckets)
+        // A row per bucket; the rows go in key order, sorted there, as every writer sends them.
+        let bucketRuns = buckets.runs()
+        let bucketed = bucketRuns.map { events[$0.first!] }
         _ = try connection.query(
             """
             INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
@@ -131,16 +167,13 @@ extension Projector {
             DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
             """,
             parameters: [
-                .binary(try BinaryArray(bucketRows.map(\.key.provider))), .binary(try BinaryArray(bucketRows.map(\.key.platform))),
-                .binary(try BinaryArray(bucketRows.map(\.key.app))), .binary(BinaryArray(bucketRows.map(\.key.bucket))),
-                .binary(BinaryArray(bucketRows.map(\.value.fixes))), .binary(BinaryArray(bucketRows.map(\.value.mismatches))),
+                .binary(try BinaryArray(bucketed.map { $0.fix!.provider })),
+                .binary(try BinaryArray(bucketed.map { Platform.text($0.platform) })),
+                .binary(try BinaryArray(bucketed.map { $0.app ?? "" })),
+                .binary(BinaryArray(bucketed.map { Self.accuracyBucket($0.fix!.horizontalAccuracy) })),
+                .binary(BinaryArray(bucketRuns.map { Int64($0.count) })),
+                .binary(BinaryArray(bucketRuns.map { run in Int64(run.count(where: { events[$0].fix!.claimMismatch })) })),
             ])
-    }
-
-    private struct EntityKey: Hashable, Comparable {
-        let kind, id, quality: String
-
-        static func < (a: EntityKey, b: EntityKey) -> Bool { (a.kind, a.id, a.quality) < (b.kind, b.id, b.quality) }
     }
 
     /// Newest by (captured_at, event_id), as ``CurrentState`` reads them; a uuid's order in PostgreSQL is that of
@@ -154,8 +187,9 @@ extension Projector {
     }
 
     private func keepLatestFixes(of events: [ProjectedEvent], on connection: Connection) throws {
-        // The index of the newest event of each entity and quality.
-        var newest: [EntityKey: Int] = [:]
+        // Per event with a fix, its entity's key for any fix, and for a precise one its key for precise fixes too:
+        // row 2i is event i's key for any fix, row 2i + 1 its key for precise fixes.
+        var order = SharedOrder(capacity: events.count * 2)
         for index in events.indices {
             guard let accuracy = events[index].fix?.accuracy, events[index].capturedAt != nil else { continue }
             switch events[index].entityKind {
@@ -163,17 +197,22 @@ extension Projector {
             case "merchant" where events[index].type == "MerchantAddressFixed": break
             default: continue
             }
-            for quality in accuracy == "precise" ? ["any", "precise"] : ["any"] {
-                let key = EntityKey(kind: events[index].entityKind, id: events[index].entityId, quality: quality)
-                if let kept = newest[key], !Self.isNewer(events[index], than: events[kept]) { continue }
-                newest[key] = index
+            for (row, quality) in accuracy == "precise" ? [(2 * index, "any"), (2 * index + 1, "precise")] : [(2 * index, "any")] {
+                order.key(row: row)
+                order.field(events[index].entityKind)
+                order.field(events[index].entityId)
+                order.field(quality)
             }
         }
-        guard !newest.isEmpty else { return }
-        let sorted = newest.sorted { $0.key < $1.key }
-        let keys = sorted.map(\.key)
+        let runs = order.runs()
+        guard !runs.isEmpty else { return }
+        // The newest event of each entity and quality, by its row.
+        let newest = runs.map { run in
+            run.dropFirst().reduce(run.first!) { kept, row in Self.isNewer(events[row / 2], than: events[kept / 2]) ? row : kept }
+        }
         // Indices into `events`, not copies of them: a copy retains and releases each of an event's strings.
-        let latest = sorted.map(\.value)
+        let latest = newest.map { $0 / 2 }
+        let qualities = newest.map { $0 % 2 == 1 ? "precise" : "any" }
         let fixes = latest.map { events[$0].fix! }
         _ = try connection.query(
             """
@@ -191,8 +230,8 @@ extension Projector {
             WHERE (excluded.captured_at, excluded.event_id) > (l.captured_at, l.event_id)
             """,
             parameters: [
-                .binary(try BinaryArray(keys.map(\.kind))), .binary(try BinaryArray(keys.map(\.id))),
-                .binary(try BinaryArray(keys.map(\.quality))), .binary(BinaryArray(latest.map { events[$0].position })),
+                .binary(try BinaryArray(latest.map { events[$0].entityKind })),
+                .binary(try BinaryArray(latest.map { events[$0].entityId })), .binary(try BinaryArray(qualities)), .binary(BinaryArray(latest.map { events[$0].position })),
                 .binary(BinaryArray(latest.map { events[$0].eventId })), .binary(BinaryArray(timestamps: latest.map { events[$0].capturedAt! })),
                 .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
                 .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),

@@ -40,6 +40,31 @@ import Testing
         #expect(object["k1000"] == nil && object[""] == nil)
     }
 
+    @Test("names alike in their first 8 bytes, or one the start of another, are each found and kept in byte order")
+    func lookupTellsApartNamesThatBeginAlike() throws {
+        let names = [
+            "accuracy", "accuracyAuthorization", "accuracyA", "accurac", "a", "", "a\u{0}", "a\u{0}b", "abcdefgh", "abcdefgi",
+            "abcdefgh\u{0}", "上海市黄浦区", "上海市黄浦", "é",
+        ]
+        let built = JSONObject(members: names.map { ($0, JSONValue.string($0)) })
+        #expect(built.keys == names.sorted(by: JSONObject.precedes))
+        #expect(names.allSatisfy { built[$0] == .string($0) })
+        #expect(built["accuracyB"] == nil && built["abcdefg"] == nil && built["上海"] == nil)
+        // Parsed names without escapes come in with the heads the parser read; the same members are found.
+        let parsed = names.filter { !$0.contains("\u{0}") }
+        let text = "{" + parsed.reversed().map { "\(JSONValue.quoted($0)):\(JSONValue.quoted($0))" }.joined(separator: ",") + "}"
+        let object = try #require(try JSONValue(parsing: Data(text.utf8)).objectValue)
+        #expect(object.keys == parsed.sorted(by: JSONObject.precedes))
+        #expect(parsed.allSatisfy { object[$0] == .string($0) })
+        #expect(object["accuracyB"] == nil && object["abcdefg"] == nil)
+        // Inserting and removing keeps every other name found.
+        var changed = built
+        changed["accuracyAuthorizatio"] = .null
+        changed["accuracyA"] = nil
+        #expect(changed["accuracyAuthorizatio"] == .null && changed["accuracyA"] == nil)
+        #expect(names.filter { $0 != "accuracyA" }.allSatisfy { changed[$0] == .string($0) })
+    }
+
     @Test func iterationFollowsTheNames() {
         let object: JSONObject = ["b": .number(2), "a": .number(1)]
         #expect(object.map(\.key) == ["a", "b"] && object.map(\.value) == [.number(1), .number(2)])
