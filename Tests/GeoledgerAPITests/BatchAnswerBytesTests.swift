@@ -27,7 +27,8 @@ struct BatchAnswerBytesTests {
             #expect(reports[1].results.map(\.status) == [.notAppended, .invalid])
             for report in reports {
                 let answer = EventRoutes.answer(report)
-                #expect(answer == Array(report.json.canonicalData()), "\(String(decoding: answer, as: UTF8.self))")
+                let document = Array(report.json.canonicalData())
+                #expect(answer == document, "\(String(decoding: answer, as: UTF8.self))")
             }
         }
     }
