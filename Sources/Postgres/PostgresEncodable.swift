@@ -163,12 +163,21 @@ enum ArrayLiteral {
     }
 }
 
-enum ByteaHex {
+/// Bytes as lowercase hex digits: bytea's text form (`\x` and the digits), and the digits alone (hashes, ids).
+public enum ByteaHex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         out.reserveCapacity(2 + bytes.underestimatedCount * 2)
+        appendDigits(of: bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The digits alone, two a byte, without bytea's `\x`.
+    public static func digitsText(of bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         appendDigits(of: bytes, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
