@@ -15,3 +15,14 @@ public struct CompletedRequest: Sendable {
     /// ``HTTPResponse/principal`` of the answer.
     public let principal: String?
 }
+
+extension CompletedRequest {
+    /// The record of an answer to a request whose headers did not all arrive: its method and route are not known.
+    static func beforeHeaders(
+        id: String, answer: HTTPResponse, started: ContinuousClock.Instant, remoteAddress: String
+    ) -> CompletedRequest {
+        CompletedRequest(
+            id: id, method: HTTPMethod(rawValue: ""), route: nil, status: answer.status, bytes: answer.body.count,
+            duration: ContinuousClock.now - started, remoteAddress: remoteAddress, principal: nil)
+    }
+}

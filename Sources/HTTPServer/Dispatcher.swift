@@ -91,10 +91,7 @@ final class Dispatcher: Sendable {
     /// libmicrohttpd calls this when a request line has arrived, before its headers: what it returns is the
     /// request's slot until the headers are whole, so that a client that stops sending them can be answered.
     func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
-        let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
-        let start = RequestStart(
-            id: Self.newRequestID(), targetBytes: strlen(target), remoteAddress: remote,
-            socket: geoledger_mhd_connection_socket(connection))
+        let start = requestStart(connection, targetBytes: strlen(target))
         let watched = Self.watch(of: connection)
         let answered = state.withLock { state in
             state.heads[ObjectIdentifier(start)] = start
@@ -106,14 +103,21 @@ final class Dispatcher: Sendable {
         return Unmanaged.passRetained(start).toOpaque()
     }
 
+    /// A request from its request line, with its connection's socket and client address: read once a connection,
+    /// when it starts (``connection(_:context:code:)``), not once a request.
+    private func requestStart(_ connection: OpaquePointer, targetBytes: Int) -> RequestStart {
+        let watched = Self.watch(of: connection) ?? ConnectionWatch(connection)
+        return RequestStart(
+            id: Self.newRequestID(), targetBytes: targetBytes, remoteAddress: watched.remoteAddress, socket: watched.socket)
+    }
+
     /// libmicrohttpd calls this when a connection starts and when it is closed (before its socket is).
     func connection(
         _ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
         code: MHD_ConnectionNotificationCode
     ) {
         if code == .CONNECTION_NOTIFY_STARTED {
-            let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
-            let watched = ConnectionWatch(socket: geoledger_mhd_connection_socket(connection), remoteAddress: remote)
+            let watched = ConnectionWatch(connection)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
             state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = (watched, .now) }
         } else if let existing = context.pointee {
@@ -154,10 +158,9 @@ final class Dispatcher: Sendable {
                     waiting.connection.markAnswered()
                     let id = Self.newRequestID()
                     configuration.log("request \(id): the request line took longer than the request timeout; answered 408")
-                    let record = CompletedRequest(
-                        id: id, method: HTTPMethod(rawValue: ""), route: nil, status: .requestTimeout,
-                        bytes: Self.requestTimeout.body.count, duration: now - waiting.since,
-                        remoteAddress: waiting.connection.remoteAddress, principal: nil)
+                    let record = CompletedRequest.beforeHeaders(
+                        id: id, answer: Self.requestTimeout, started: waiting.since,
+                        remoteAddress: waiting.connection.remoteAddress)
                     answerOnSocket(Self.requestTimeout, record: record, on: waiting.connection.socket)
                     _ = shutdown(waiting.connection.socket, Int32(SHUT_RDWR))
                 }
@@ -175,8 +178,7 @@ final class Dispatcher: Sendable {
     ) -> MHD_Result {
         let held = slot.pointee.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
         guard let context = held as? RequestContext else {
-            let start = held as? RequestStart
-                ?? RequestStart(id: Self.newRequestID(), targetBytes: strlen(url), remoteAddress: "", socket: -1)
+            let start = held as? RequestStart ?? requestStart(connection, targetBytes: strlen(url))
             state.withLock { _ = $0.heads.removeValue(forKey: ObjectIdentifier(start)) }
             // Answered 408 already: its headers took too long.
             guard start.claim() else { return .NO }
@@ -298,11 +300,10 @@ final class Dispatcher: Sendable {
                 return .YES
             }, pointer)
         }
-        let remote = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
         return RequestContext(
             id: start.id, started: start.started, method: HTTPMethod(rawValue: String(cString: method)),
             rawPath: Array(UnsafeRawBufferPointer(start: url, count: strlen(url))), rawQuery: query,
-            headers: headers, remoteAddress: remote)
+            headers: headers, remoteAddress: start.remoteAddress)
     }
 
     /// What the server checks of a request line and headers, besides the headers themselves.

@@ -196,11 +196,9 @@ final class RequestStart: Sendable {
         }
     }
 
-    /// The record of its answer (its method is not known before its headers).
+    /// The record of its answer.
     func record(of answer: HTTPResponse) -> CompletedRequest {
-        CompletedRequest(
-            id: id, method: HTTPMethod(rawValue: ""), route: nil, status: answer.status, bytes: answer.body.count,
-            duration: ContinuousClock.now - started, remoteAddress: remoteAddress, principal: nil)
+        .beforeHeaders(id: id, answer: answer, started: started, remoteAddress: remoteAddress)
     }
 }
 
@@ -210,9 +208,10 @@ final class ConnectionWatch: Sendable {
     let remoteAddress: String
     private let answered = Mutex(false)
 
-    init(socket: Int32, remoteAddress: String) {
-        self.socket = socket
-        self.remoteAddress = remoteAddress
+    /// The connection's socket and client address, as libmicrohttpd knows them.
+    init(_ connection: OpaquePointer) {
+        socket = geoledger_mhd_connection_socket(connection)
+        remoteAddress = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
     }
 
     /// Whether it was answered 408: libmicrohttpd closes it next.
