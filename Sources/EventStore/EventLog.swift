@@ -26,6 +26,28 @@ public struct EventLog: Sendable {
         on connection: Connection, beforeCommit: () throws -> Void = {}
     ) throws -> AppendAnswer {
         guard !events.isEmpty else { return AppendAnswer(results: [], head: try head(on: connection)) }
+        // A batch decided ahead writes rows at the positions it decided before it takes the lock (``write(_:beforeLock:
+        // holds:locked:then:on:)``). Once someone else appended, those are positions this append takes: should it wait
+        // for such a row while that batch waits for the lock, PostgreSQL ends one of the two as a deadlock. Nothing of
+        // the one ended is left; when it is this one, it is tried again.
+        var attempt = 1
+        while true {
+            do {
+                return try appendOnce(
+                    events, atomic: atomic, hooks: hooks, cache: cache, on: connection, beforeCommit: beforeCommit)
+            } catch let error as PostgresError where error.isDeadlock && attempt < Self.deadlockAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times an append ended as a deadlock is tried in all.
+    static let deadlockAttempts = 3
+
+    private func appendOnce(
+        _ events: [NewEvent], atomic: Bool, hooks: (any AppendHooks)?, cache: StreamHeadCache?,
+        on connection: Connection, beforeCommit: () throws -> Void
+    ) throws -> AppendAnswer {
         let streams = Set(events.map(\.stream))
         let (answer, appended) = try connection.transaction { transaction in
             try lockAppends(on: transaction)

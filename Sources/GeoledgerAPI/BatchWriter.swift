@@ -142,6 +142,8 @@ final class BatchWriter: Sendable {
     }
 
     /// Writes decided batches in their turn, as decided when the decision still holds, else each under the lock.
+    /// A decided batch passes the turn on once it holds the append lock, so that the next writes its history rows
+    /// meanwhile (``IngestService/write(_:on:holds:locked:beforeCommit:)``); no turn is waited for while holding rows.
     private func write(_ decided: Decided, atomic: Bool) {
         waitForTurn(decided.turn)
         defer { endTurn(decided.turn) }
@@ -149,7 +151,9 @@ final class BatchWriter: Sendable {
             let jobs = decided.jobs
             do {
                 let written = try pool.withConnection {
-                    try service.write(decision, on: $0, beforeCommit: { for job in jobs { try job.beforeCommit() } })
+                    try service.write(
+                        decision, on: $0, holds: { decided.generation == generation.load(ordering: .acquiring) },
+                        locked: { endTurn(decided.turn) }, beforeCommit: { for job in jobs { try job.beforeCommit() } })
                 }
                 if let report = written {
                     var start = 0
@@ -170,6 +174,9 @@ final class BatchWriter: Sendable {
                 }
             }
         }
+        // Batches decided after this one may be writing their history rows ahead of the lock, at positions an
+        // append under the lock may take: told so, they roll back before taking the lock.
+        invalidate()
         for job in decided.jobs {
             job.finish(Result {
                 let report = try pool.withConnection {
@@ -198,8 +205,10 @@ final class BatchWriter: Sendable {
         waiting?.wait()
     }
 
+    /// Passes the turn on, unless passed already.
     private func endTurn(_ turn: Int) {
-        let next = turns.withLock { turns in
+        let next = turns.withLock { turns -> DispatchSemaphore? in
+            guard turns.current == turn else { return nil }
             turns.current = turn + 1
             return turns.waiting.removeValue(forKey: turn + 1)
         }

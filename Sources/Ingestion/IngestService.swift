@@ -126,17 +126,28 @@ public struct IngestService: Sendable {
         return Self.report(batch, appended)
     }
 
-    /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction.
-    /// - Parameter beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch back
-    ///   and is rethrown.
+    /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction. The history rows go
+    /// in ahead of the append lock (see ``EventLog/write(_:beforeLock:holds:locked:then:on:)``), the rest under it.
+    /// - Parameters:
+    ///   - holds: asked before the lock is taken: false when the writer knows the decision no longer holds.
+    ///   - locked: called once the lock is held and the decision holds: a writer's next batch may start its own.
+    ///   - beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch back and is
+    ///     rethrown.
     /// - Returns: the answers; nil when someone else appended since the batch was decided, and nothing was written:
     ///   then append it with ``append(_:atomic:cache:on:)``, which decides under the append lock.
-    public func write(_ decided: DecidedBatch, on connection: Connection, beforeCommit: () throws -> Void = {}) throws -> IngestReport? {
-        let written = try store.write(decided.append, then: { transaction in
-            try Projector.live.projectHistory(decided.placed, on: transaction)
-            try Projector.live.store(decided.bindings, on: transaction)
-            try beforeCommit()
-        }, on: connection)
+    public func write(
+        _ decided: DecidedBatch, on connection: Connection, holds: () -> Bool = { true }, locked: () -> Void = {},
+        beforeCommit: () throws -> Void = {}
+    ) throws -> IngestReport? {
+        let written = try store.write(
+            decided.append,
+            beforeLock: { try Projector.live.copyHistory(decided.placed, on: $0) },
+            holds: holds, locked: locked,
+            then: { transaction in
+                try Projector.live.summarise(decided.placed, on: transaction)
+                try Projector.live.store(decided.bindings, on: transaction)
+                try beforeCommit()
+            }, on: connection)
         return written ? Self.report(decided.batch, decided.append.answer) : nil
     }
 

@@ -13,7 +13,8 @@ extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
     static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
 
-    func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
+    /// Adds the events' counts and newest fixes to the summary tables.
+    public func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
         // Every upsert goes in one order of its keys that all writers share (``SharedOrder``), so that replay's
         // chunks, on connections of their own, wait for each other rather than deadlock.
         try addDailyCounts(of: events, on: connection)

@@ -30,13 +30,20 @@ public struct Projector: Sendable {
         try carryBindings(of: events, on: connection)
     }
 
-    /// The history tables alone (fixes, failures, visits): rows keyed by position, so chunks of the log can be
-    /// written side by side. Replay does so, and carries the bindings forward once all chunks are read.
+    /// The history tables (fixes, failures, visits) and the summaries counted from them, without the bindings: rows
+    /// keyed by position and counts added, so chunks of the log can be written side by side. Replay does so, and
+    /// carries the bindings forward once all chunks are read.
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
+        try copyHistory(events, on: connection)
+        try summarise(events, on: connection)
+    }
+
+    /// The history tables' rows alone: each keyed by its event's position, so written by no one else while the
+    /// positions are the events' (an append writes them before it takes the append lock).
+    public func copyHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
         try copy(events, into: "visits", columns: Self.visitColumns, row: { $0.rows.visit }, on: connection)
-        try summarise(events, on: connection)
     }
 
     /// COPYs the rows the events have for a table, each followed by the event's position.

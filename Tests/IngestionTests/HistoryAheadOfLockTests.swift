@@ -1,0 +1,102 @@
+import DatabaseTestSupport
+import Dispatch
+import EventStore
+import Foundation
+import Ingestion
+import Postgres
+import Projections
+import Synchronization
+import Testing
+
+/// A batch decided ahead writes its history rows (fixes, failures, visits) before it takes the append lock. While its
+/// decision holds, no one else writes rows at its positions; once someone else appended, someone else may, and the
+/// two must neither fail nor hang: the decided batch tells its decision outdated, writes nothing, and is appended
+/// again under the lock.
+@Suite("History rows written ahead of the append lock", .serialized)
+struct HistoryAheadOfLockTests {
+    /// Three fixes of one terminal, and three of another: each batch's positions are 1 to 3 on an empty log.
+    static let decidedLines = (1...3).map { Client.terminalLocated(eventId(950_000 + $0), terminal: "TA") }
+    static let otherLines = (1...3).map { Client.terminalLocated(eventId(960_000 + $0), terminal: "TB") }
+
+    @Test("rows someone else committed at the positions decided: the batch is not written, then appended under the lock")
+    func rowsAlreadyThere() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let other = try IngestionDatabase(sharing: db)
+        defer { other.connection.close() }
+        let reader = try db.database.connect()
+        defer { reader.close() }
+
+        let prepared = db.service.prepare(Self.decidedLines.map(IngestionDatabase.item), now: serverNow)
+        let decided = try IngestPlanner().decide(prepared, reading: reader)
+        try #require(try other.ingest(Self.otherLines).count(.appended) == 3)
+        // The fixes at positions 1 to 3 are the other writer's: the first COPY row of the decided batch is refused.
+        #expect(try db.service.write(decided, on: db.connection) == nil)
+        #expect(try db.count("SELECT count(*) FROM projections.fixes") == 3)
+
+        let report = try db.service.append(prepared, on: db.connection)
+        #expect(report.results.map(\.position) == [4, 5, 6])
+        try Self.expectBothStoredOnce(db)
+    }
+
+    @Test("an append under the lock waits for the decided batch's rows while that batch waits for the lock: both are stored once")
+    func deadlockIsResolved() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let other = try IngestionDatabase(sharing: db)
+        defer { other.connection.close() }
+        let reader = try db.database.connect()
+        defer { reader.close() }
+        let watcher = try db.database.connect()
+        defer { watcher.close() }
+        let otherBackend: Int32 = try other.connection.query("SELECT pg_backend_pid()").first!.decode(0)
+
+        let prepared = db.service.prepare(Self.decidedLines.map(IngestionDatabase.item), now: serverNow)
+        let decided = try IngestPlanner().decide(prepared, reading: reader)
+        let otherBatch = other.service.prepare(Self.otherLines.map(IngestionDatabase.item), now: serverNow)
+        let otherAnswer = Mutex<Result<IngestReport, any Error>?>(nil)
+        let otherDone = DispatchSemaphore(value: 0)
+        let written = try db.service.write(decided, on: db.connection, holds: {
+            // The decided batch's fixes are in, uncommitted: the other writer takes the lock, writes its events, and
+            // waits for the first of those rows. Only then does the decided batch go for the lock.
+            Thread.detachNewThread {
+                let result = Result { try other.service.append(otherBatch, on: other.connection) }
+                otherAnswer.withLock { $0 = result }
+                otherDone.signal()
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let waiting = (try? watcher.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'transactionid'",
+                    [otherBackend]
+                ).first!.decode(0, as: Int64.self)) ?? 0
+                if waiting == 1 { return true }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            Issue.record("the other append never waited for the decided batch's rows")
+            return true
+        })
+        otherDone.wait()
+        let otherReport = try #require(try otherAnswer.withLock { $0 }?.get())
+        #expect(otherReport.count(.appended) == 3)
+        // PostgreSQL ended one of the two; whichever it was left nothing and was tried again, or is appended now.
+        if written == nil {
+            #expect(try db.service.append(prepared, on: db.connection).count(.appended) == 3)
+        } else {
+            #expect(written?.count(.appended) == 3)
+        }
+        try Self.expectBothStoredOnce(db)
+    }
+
+    /// Six events, gap-free, each once, with its fix; the chain intact; the projections those of replay.
+    static func expectBothStoredOnce(_ db: IngestionDatabase) throws {
+        #expect(try db.count("SELECT count(*) FROM events") == 6)
+        #expect(try db.count("SELECT count(DISTINCT event_id) FROM events") == 6)
+        #expect(try db.count("SELECT max(position) FROM events") == 6)
+        #expect(try db.count("SELECT count(*) FROM projections.fixes f JOIN events e USING (position, event_id)") == 6)
+        #expect(try Verifier().verify(on: db.connection).firstBrokenLink == nil)
+        let inline = try db.allProjections()
+        _ = try Replayer().replay(db.database.configuration)
+        #expect(try db.allProjections() == inline)
+    }
+}
