@@ -10,6 +10,10 @@ import Testing
 /// turn; a decision that no longer holds is never written.
 @Suite("Batches decided ahead and appended in turn")
 struct BatchesInTurnTests {
+    static func count(_ sql: String, on connection: Connection) throws -> Int {
+        try connection.query(sql).first!.decode(0)
+    }
+
     /// `geoledger_batches_total` by its `decided` label, from /metrics.
     static func batches(_ server: APITestServer) throws -> [String: Int] {
         let metrics = try server.call("GET", "/metrics")
@@ -89,6 +93,59 @@ struct BatchesInTurnTests {
                 #expect(report.eventsChecked == clients * batches * perBatch)
             }
             #expect(try Self.batches(server) == ["ahead": clients * batches, "under_lock": 0])
+        }
+    }
+
+    /// Each batch writes its history rows before it takes the append lock, at the positions decided; another
+    /// writer's appends take those positions first. Neither may fail, hang or store anything twice.
+    @Test("four clients post while another writer appends under the lock on its own: every answer 200, each event stored once with its fix")
+    func fourClientsAndAnotherWriter() async throws {
+        try await withAPI { server in
+            let clients = 4, batches = 6, perBatch = 20, otherBatches = 30
+            let other = try server.database!.connect()
+            defer { other.close() }
+            let service = IngestService(classifier: classifier)
+            let posting = Mutex(clients)
+            let otherAppended = Mutex(0)
+            let otherDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                defer { otherDone.signal() }
+                // Two events a batch, until the clients are done, and at least a few batches.
+                var batch = 0
+                while batch < otherBatches || posting.withLock({ $0 }) > 0 {
+                    let items = (0..<2).map { _ in IngestItem(parsing: Data(Submissions.merchantFix("O\(batch % 3)").utf8)) }
+                    guard let report = try? service.ingest(items, on: other) else { return }
+                    otherAppended.withLock { $0 += report.count(.appended) }
+                    batch += 1
+                }
+            }
+            let posted = Result { try concurrently(clients) { client -> [String] in
+                defer { posting.withLock { $0 -= 1 } }
+                var statuses: [String] = []
+                for _ in 0..<batches {
+                    let response = try server.post((0..<perBatch).map { index in Submissions.merchantFix("C\(client)-\(index % 4)") })
+                    guard response.status == 200 else { throw RawClient.Failure(description: "\(response.status) \(response.text)") }
+                    statuses += try response.statuses
+                }
+                return statuses
+            } }
+            // The other writer's connection is used until it stops.
+            otherDone.wait()
+            let answers = try posted.get()
+            #expect(answers.flatMap { $0 }.allSatisfy { $0 == "appended" })
+            let events = clients * batches * perBatch + otherAppended.withLock { $0 }
+            #expect(otherAppended.withLock { $0 } >= otherBatches * 2)
+
+            try server.pool.withConnection { (connection: Connection) throws in
+                #expect(try Self.count("SELECT count(*) FROM events", on: connection) == events)
+                #expect(try Self.count("SELECT count(DISTINCT event_id) FROM events", on: connection) == events)
+                #expect(try Self.count("SELECT max(position) FROM events", on: connection) == events)
+                #expect(try Self.count("SELECT count(*) FROM projections.fixes", on: connection) == events)
+                #expect(try Self.count("SELECT count(*) FROM projections.fixes f JOIN events e USING (position, event_id)", on: connection) == events)
+                #expect(try Verifier().verify(on: connection).firstBrokenLink == nil)
+            }
+            let decided = try Self.batches(server)
+            #expect(decided.values.reduce(0, +) == clients * batches)
         }
     }
 
