@@ -49,7 +49,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         self.query = query
     }
 
-    public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// A unique violation: PostgreSQL's, or one Citus relays from a worker during COPY, where the worker's SQLSTATE
+    /// is lost (XX000) but its message kept.
+    public var isUniqueViolation: Bool {
+        sqlState == "23505"
+            || (sqlState == "XX000" && message.hasPrefix("duplicate key value violates unique constraint"))
+    }
     public var isForeignKeyViolation: Bool { sqlState == "23503" }
     public var isNotNullViolation: Bool { sqlState == "23502" }
     public var isCheckViolation: Bool { sqlState == "23514" }
