@@ -16,14 +16,14 @@ enum EventPayload {
     ///   - canonical: the canonical bytes of `raw`, when the reader wrote them as it parsed.
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, raw: JSONObject, canonical: [UInt8]? = nil, assessment: FixAssessment?, receivedAt: String
+        _ submission: Submission, raw: JSONObject, canonical: Data? = nil, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         // The submission as sent, less expectedVersion, with its eventId in lower case: the canonical bytes read with
         // it when there is nothing to change, else written as such straight from the parsed members, not copied.
         let upperCaseId = raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true
         let data: Data
         if let canonical, !upperCaseId, raw["expectedVersion"] == nil {
-            data = Data(canonical)
+            data = canonical
         } else {
             data = raw.canonicalData(
                 changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])

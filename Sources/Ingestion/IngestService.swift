@@ -11,7 +11,7 @@ import Projections
 public enum IngestItem: Sendable {
     /// The parsed item, with its canonical bytes (``JSONValue/canonicalData()``) when they were written as it was
     /// read: the event's data is then taken from them rather than written again from the parsed value.
-    case json(JSONValue, canonical: [UInt8]? = nil)
+    case json(JSONValue, canonical: Data? = nil)
     case malformed(FieldError)
 
     /// The item the bytes make: parsed JSON, with its canonical bytes, or why they are not JSON.
@@ -76,7 +76,7 @@ public struct IngestService: Sendable {
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
             let value: JSONValue
-            let canonical: [UInt8]?
+            let canonical: Data?
             switch item {
             case .json(let parsed, let bytes):
                 value = parsed

@@ -17,13 +17,15 @@ struct JSONParser {
     /// Where the member names of the objects being read lie in the input, innermost object last: names without
     /// escapes are put in order by their bytes in place, without comparing strings.
     private var names: [NameSpan] = []
-    /// Whether the value's canonical bytes (``JSONValue/canonicalData()``) are written to `canonical` as it is read.
-    private let writesCanonical: Bool
-    /// The canonical bytes of what has been read, when ``writesCanonical``: each value is written as it is read,
-    /// an object's members in input order, then put in order once its names are.
-    private(set) var canonical: [UInt8] = []
-    /// Where an object's members are kept while they are put in order in `canonical`.
-    private var scratch: [UInt8] = []
+    /// The canonical bytes (``JSONValue/canonicalData()``) of what has been read, when they are written: each value as
+    /// it is read, an object's members in input order, then put in order once its names are. Freed by
+    /// ``parseCanonical(_:)``.
+    private var canonical: ByteBuffer?
+    private var writesCanonical: Bool { canonical != nil }
+    /// Where an object's members are kept while they are put in order in `canonical`; allocated when first needed.
+    private var scratch: ByteBuffer?
+    /// A number's or an escaped string's canonical bytes, on their way to `canonical`.
+    private var pending: [UInt8] = []
 
     /// A member name's bytes in the input, between its quotes, when they hold no escape (and so are its UTF-8).
     private struct NameSpan {
@@ -48,14 +50,19 @@ struct JSONParser {
 
     /// Parses, and gives the value's canonical bytes too: the same bytes as ``JSONValue/canonicalData()`` of the
     /// value, written while it is read, without walking the parsed value again.
-    static func parseCanonical(_ data: Data) throws -> (value: JSONValue, canonical: [UInt8]) {
+    static func parseCanonical(_ data: Data) throws -> (value: JSONValue, canonical: Data) {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), writesCanonical: true)
-            parser.canonical.reserveCapacity(raw.count + 16)
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            // Canonical JSON is mostly shorter than the text it is read from: room for that, and some.
+            parser.canonical = ByteBuffer(capacity: raw.count + 64)
+            defer {
+                parser.canonical?.deallocate()
+                parser.scratch?.deallocate()
+            }
             parser.skipWhitespace()
             let value = try parser.parseValue()
             try parser.expectEnd()
-            return (value, parser.canonical)
+            return (value, Data(buffer: parser.canonical!.bytes))
         }
     }
 
@@ -64,9 +71,8 @@ struct JSONParser {
         guard index == bytes.count else { throw expected("the end of the JSON value") }
     }
 
-    init(bytes: UnsafeBufferPointer<UInt8>, writesCanonical: Bool = false) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.writesCanonical = writesCanonical
     }
 
     func error(_ reason: String) -> JSONValueError {
@@ -106,14 +112,18 @@ struct JSONParser {
         case UInt8(ascii: "n"): try expect("null"); writeCanonical("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let number = try parseNumber()
-            if writesCanonical { JSONValue.writeNumber(number, into: &canonical) }
+            if writesCanonical {
+                pending.removeAll(keepingCapacity: true)
+                JSONValue.writeNumber(number, into: &pending)
+                canonical!.append(pending)
+            }
             return .number(number)
         default: throw unexpected()
         }
     }
 
     private mutating func writeCanonical(_ word: StaticString) {
-        if writesCanonical { canonical.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)) }
+        if writesCanonical { canonical!.append(word) }
     }
 
     /// Writes a string read from the input at `quoted`, its quotes included: as it came when it held no escape (its
@@ -122,9 +132,11 @@ struct JSONParser {
     private mutating func writeCanonical(_ string: String, quoted: Range<Int>) {
         // An escape always takes more bytes than what it stands for.
         if quoted.count - 2 == string.utf8.count {
-            canonical.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[quoted]))
+            canonical!.append(UnsafeBufferPointer(rebasing: bytes[quoted]))
         } else {
-            JSONValue.writeString(string, into: &canonical)
+            pending.removeAll(keepingCapacity: true)
+            JSONValue.writeString(string, into: &pending)
+            canonical!.append(pending)
         }
     }
 
@@ -158,7 +170,7 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         skipWhitespace()
-        let objectStart = canonical.count
+        let objectStart = canonical?.count ?? 0
         writeCanonical("{")
         if current == UInt8(ascii: "}") {
             index += 1
@@ -177,7 +189,7 @@ struct JSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let nameStart = index + 1
-            let memberStart = canonical.count
+            let memberStart = canonical?.count ?? 0
             let key = try parseString()
             let nameCount = index - 1 - nameStart
             // An escape always takes more bytes than what it stands for.
@@ -191,7 +203,7 @@ struct JSONParser {
             skipWhitespace()
             if writesCanonical {
                 writeCanonical(key, quoted: (nameStart - 1)..<(nameStart + nameCount + 1))
-                canonical.append(UInt8(ascii: ":"))
+                canonical!.append(UInt8(ascii: ":"))
             }
             keys.append(key)
             do {
@@ -199,7 +211,7 @@ struct JSONParser {
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
             }
-            names[names.count - 1].member = memberStart..<canonical.count
+            if let end = canonical?.count { names[names.count - 1].member = memberStart..<end }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -230,8 +242,10 @@ struct JSONParser {
             if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
             if writesCanonical {
                 // Rare enough to write again from the object, which is in order.
-                canonical.removeLast(canonical.count - objectStart)
-                object.writeCanonical(into: &canonical)
+                canonical!.truncate(to: objectStart)
+                pending.removeAll(keepingCapacity: true)
+                object.writeCanonical(into: &pending)
+                canonical!.append(pending)
             }
             return object
         }
@@ -276,16 +290,20 @@ struct JSONParser {
     /// Writes the object at the end of `canonical`, from `objectStart`, again with its members in the order of
     /// `names[firstName...]`, which has just been sorted.
     private mutating func orderCanonicalMembers(namesFrom firstName: Int, canonicalFrom objectStart: Int) {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: canonical[objectStart...])
-        canonical.removeLast(canonical.count - objectStart)
-        canonical.append(UInt8(ascii: "{"))
+        guard var out = canonical else { return }
+        var members = scratch ?? ByteBuffer(capacity: out.count)
+        members.truncate(to: 0)
+        members.append(out[objectStart..<out.count])
+        out.truncate(to: objectStart)
+        out.append(UInt8(ascii: "{"))
         for position in firstName..<names.count {
-            if position > firstName { canonical.append(UInt8(ascii: ",")) }
+            if position > firstName { out.append(UInt8(ascii: ",")) }
             let member = names[position].member
-            canonical.append(contentsOf: scratch[(member.lowerBound - objectStart)..<(member.upperBound - objectStart)])
+            out.append(members[(member.lowerBound - objectStart)..<(member.upperBound - objectStart)])
         }
-        canonical.append(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
+        canonical = out
+        scratch = members
     }
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.

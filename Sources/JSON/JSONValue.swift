@@ -22,7 +22,7 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses JSON text as ``init(parsing:)`` does, and gives its ``canonicalData()`` too, written while it is read
     /// rather than by walking the parsed value again.
-    public static func parsingCanonical(_ data: Data) throws -> (value: JSONValue, canonical: [UInt8]) {
+    public static func parsingCanonical(_ data: Data) throws -> (value: JSONValue, canonical: Data) {
         try JSONParser.parseCanonical(data)
     }
 

@@ -13,7 +13,7 @@ import Testing
         case (.success(let value), .success(let read)):
             #expect(read.value == value, "value of \(text)", sourceLocation: sourceLocation)
             #expect(
-                String(decoding: read.canonical, as: UTF8.self) == value.canonicalString(), "bytes of \(text)",
+                read.canonical == value.canonicalData(), "bytes of \(text)",
                 sourceLocation: sourceLocation)
         case (.failure(let error), .failure(let other)):
             #expect("\(other)" == "\(error)", "error of \(text)", sourceLocation: sourceLocation)
