@@ -111,15 +111,51 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expect("false"); writeCanonical("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); writeCanonical("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = index
             let number = try parseNumber()
             if writesCanonical {
-                pending.removeAll(keepingCapacity: true)
-                JSONValue.writeNumber(number, into: &pending)
-                canonical!.append(pending)
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if Self.isCanonical(number: text) {
+                    canonical!.append(text)
+                } else {
+                    pending.removeAll(keepingCapacity: true)
+                    JSONValue.writeNumber(number, into: &pending)
+                    canonical!.append(pending)
+                }
             }
             return .number(number)
         default: throw unexpected()
         }
+    }
+
+    /// Whether a number's text, as read, is already what canonical JSON writes for its value
+    /// (``JSONValue/canonicalNumber(_:)``), so that it is written as it came, without formatting the value: an
+    /// integer of at most 15 digits, other than -0; or a decimal fraction of at most 15 significant digits, with no
+    /// exponent, no trailing zero, and no more than two zeros after the point before its first other digit. Such a
+    /// decimal is the only one of at most 15 significant digits that reads to its `Double` (15 is the most that
+    /// always survive the round trip through it), and none shorter does, so it is the shortest that reads back: the
+    /// digits the value's description gives, which it writes without an exponent from 0.0001 up.
+    static func isCanonical(number text: UnsafeBufferPointer<UInt8>) -> Bool {
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let count = text.count
+        var index = text.first == UInt8(ascii: "-") ? 1 : 0
+        let integerStart = index
+        while index < count, isDigit(text[index]) { index += 1 }
+        let integerDigits = index - integerStart
+        guard integerDigits > 0 else { return false }
+        if index == count {
+            return integerDigits <= 15 && !(integerStart == 1 && text[integerStart] == UInt8(ascii: "0"))
+        }
+        guard text[index] == UInt8(ascii: ".") else { return false }
+        index += 1
+        let fractionStart = index
+        while index < count, isDigit(text[index]) { index += 1 }
+        guard index == count, count > fractionStart, text[count - 1] != UInt8(ascii: "0") else { return false }
+        let fractionDigits = count - fractionStart
+        guard integerDigits == 1, text[integerStart] == UInt8(ascii: "0") else { return integerDigits + fractionDigits <= 15 }
+        var zeros = 0
+        while text[fractionStart + zeros] == UInt8(ascii: "0") { zeros += 1 }
+        return zeros <= 2 && fractionDigits - zeros <= 15
     }
 
     private mutating func writeCanonical(_ word: StaticString) {

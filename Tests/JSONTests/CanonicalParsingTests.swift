@@ -59,6 +59,51 @@ import Testing
         }
     }
 
+    /// Numbers in every spelling JSON allows: integers and decimals of 1 to 20 digits, with leading zeros after the
+    /// point, trailing zeros, exponents, signs; those whose text is written as it came and those whose value is
+    /// formatted again.
+    @Test func randomNumbersGiveTheBytesOfTheirValue() {
+        var random = Seeded(state: 0x4E_554D)
+        var asRead = 0
+        for _ in 0..<20_000 {
+            let text = Self.number(&random)
+            expectSame(text)
+            expectSame("{\"n\":\(text)}")
+            if text.utf8.withContiguousStorageIfAvailable({ JSONParser.isCanonical(number: $0) }) == true { asRead += 1 }
+        }
+        #expect(asRead > 5_000, "numbers written as they came: \(asRead)")
+    }
+
+    @Test(arguments: [
+        ("0", true), ("-0", false), ("7", true), ("-12", true), ("123456789012345", true), ("1234567890123456", false),
+        ("0.5", true), ("-0.5", true), ("0.50", false), ("1.0", false), ("0.001", true), ("0.0001", false), ("0.00123", true),
+        ("12345678901234.5", true), ("123456789012345.5", false), ("0.123456789012345", true), ("0.1234567890123456", false),
+        ("0.00123456789012345", true), ("1e2", false), ("1.5E3", false), ("31.286588", true), ("120.607367", true),
+    ])
+    func numbersWrittenAsTheyCame(_ text: String, _ asRead: Bool) throws {
+        let verdict = text.utf8.withContiguousStorageIfAvailable { JSONParser.isCanonical(number: $0) }
+        #expect(verdict == asRead)
+        expectSame(text)
+    }
+
+    private static func number(_ random: inout Seeded) -> String {
+        func digits(_ count: Int, nonZeroFirst: Bool) -> String {
+            String((0..<count).map { index in
+                Character(String(index == 0 && nonZeroFirst ? 1 + random.next() % 9 : random.next() % 10))
+            })
+        }
+        var text = random.next() % 3 == 0 ? "-" : ""
+        let integerDigits = Int(random.next() % 17)
+        text += integerDigits == 0 ? "0" : digits(integerDigits, nonZeroFirst: true)
+        if random.next() % 4 != 0 {
+            text += "." + String(repeating: "0", count: Int(random.next() % 5)) + digits(1 + Int(random.next() % 17), nonZeroFirst: false)
+        }
+        if random.next() % 8 == 0 {
+            text += ["e", "E", "e-", "e+"][Int(random.next() % 4)] + String(random.next() % 30)
+        }
+        return text
+    }
+
     private struct Seeded: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
