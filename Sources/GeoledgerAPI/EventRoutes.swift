@@ -56,7 +56,7 @@ enum EventRoutes {
 
     /// The event type an item names, for the metrics: one of DESIGN.md's, else `unknown`.
     static func type(of item: IngestItem) -> String {
-        guard case .json(let value) = item, let name = value["type"]?.stringValue, EventType(rawValue: name) != nil else {
+        guard case .json(let value, _) = item, let name = value["type"]?.stringValue, EventType(rawValue: name) != nil else {
             return "unknown"
         }
         return name

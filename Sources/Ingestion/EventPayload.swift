@@ -12,15 +12,22 @@ import Projections
 /// server read and computed (``StoredMetadata``).
 enum EventPayload {
     /// The event to append, and what the projections will read of it (placed at its position once appended).
-    /// - Parameter receivedAt: `timestamptz` text; a batch shares one.
+    /// - Parameters:
+    ///   - canonical: the canonical bytes of `raw`, when the reader wrote them as it parsed.
+    ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, raw: JSONObject, assessment: FixAssessment?, receivedAt: String
+        _ submission: Submission, raw: JSONObject, canonical: Data? = nil, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
-        // The submission as sent, less expectedVersion, with its eventId in lower case: written as such straight from
-        // the parsed members, which are not copied.
+        // The submission as sent, less expectedVersion, with its eventId in lower case: the canonical bytes read with
+        // it when there is nothing to change, else written as such straight from the parsed members, not copied.
         let upperCaseId = raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true
-        let data = raw.canonicalData(
-            changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
+        let data: Data
+        if let canonical, !upperCaseId, raw["expectedVersion"] == nil {
+            data = canonical
+        } else {
+            data = raw.canonicalData(
+                changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
+        }
         let platform = submission.actor.resolvedPlatform
         let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
         let event = NewEvent(

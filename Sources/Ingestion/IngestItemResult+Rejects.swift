@@ -9,7 +9,7 @@ extension IngestItemResult {
         var members = json.objectValue ?? [:]
         members["line"] = .number(Double(raw.line))
         switch raw.parsed {
-        case .json(let item): members["item"] = item
+        case .json(let item, _): members["item"] = item
         case .malformed: members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
         }
         return JSONValue.object(members).canonicalData()

@@ -9,13 +9,16 @@ import Projections
 /// One submitted item: parsed JSON, or why its bytes cannot be taken as a submission (not JSON, a member named
 /// twice, too large, or broken structure around it).
 public enum IngestItem: Sendable {
-    case json(JSONValue)
+    /// The parsed item, with its canonical bytes (``JSONValue/canonicalData()``) when they were written as it was
+    /// read: the event's data is then taken from them rather than written again from the parsed value.
+    case json(JSONValue, canonical: Data? = nil)
     case malformed(FieldError)
 
-    /// The item the bytes make: parsed JSON, or why they are not JSON.
+    /// The item the bytes make: parsed JSON, with its canonical bytes, or why they are not JSON.
     public init(parsing bytes: Data) {
         do {
-            self = .json(try JSONValue(parsing: bytes))
+            let (value, canonical) = try JSONValue.parsingCanonical(bytes)
+            self = .json(value, canonical: canonical)
         } catch let error as JSONValueError {
             self = .malformed(FieldError(error))
         } catch {
@@ -73,9 +76,11 @@ public struct IngestService: Sendable {
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
             let value: JSONValue
+            let canonical: Data?
             switch item {
-            case .json(let parsed):
+            case .json(let parsed, let bytes):
                 value = parsed
+                canonical = bytes
             case .malformed(let error):
                 return .rejected(IngestItemResult(status: .invalid, errors: [error]))
             }
@@ -87,7 +92,8 @@ public struct IngestService: Sendable {
                 do {
                     // Taken apart, so that each is moved into its array rather than copied out of the pair.
                     let (event, projection) = try EventPayload.newEvent(
-                        submission, raw: value.objectValue ?? [:], assessment: assessment, receivedAt: receivedAt)
+                        submission, raw: value.objectValue ?? [:], canonical: canonical, assessment: assessment,
+                        receivedAt: receivedAt)
                     events.append(event)
                     projected.append(projection)
                     return .event

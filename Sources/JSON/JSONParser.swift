@@ -17,6 +17,15 @@ struct JSONParser {
     /// Where the member names of the objects being read lie in the input, innermost object last: names without
     /// escapes are put in order by their bytes in place, without comparing strings.
     private var names: [NameSpan] = []
+    /// The canonical bytes (``JSONValue/canonicalData()``) of what has been read, when they are written: each value as
+    /// it is read, an object's members in input order, then put in order once its names are. Freed by
+    /// ``parseCanonical(_:)``.
+    private var canonical: ByteBuffer?
+    private var writesCanonical: Bool { canonical != nil }
+    /// Where an object's members are kept while they are put in order in `canonical`; allocated when first needed.
+    private var scratch: ByteBuffer?
+    /// A number's or an escaped string's canonical bytes, on their way to `canonical`.
+    private var pending: [UInt8] = []
 
     /// A member name's bytes in the input, between its quotes, when they hold no escape (and so are its UTF-8).
     private struct NameSpan {
@@ -25,6 +34,8 @@ struct JSONParser {
         /// Its first 8 bytes as a big-endian number, zeros after a shorter name (no name holds a NUL byte): most
         /// names are told apart, and ordered, by this alone.
         var head: UInt64
+        /// The member's canonical `"name":value` in `canonical`, when it is written.
+        var member: Range<Int> = 0..<0
     }
 
     static func parse(_ data: Data) throws -> JSONValue {
@@ -34,6 +45,24 @@ struct JSONParser {
             let value = try parser.parseValue()
             try parser.expectEnd()
             return value
+        }
+    }
+
+    /// Parses, and gives the value's canonical bytes too: the same bytes as ``JSONValue/canonicalData()`` of the
+    /// value, written while it is read, without walking the parsed value again.
+    static func parseCanonical(_ data: Data) throws -> (value: JSONValue, canonical: Data) {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            // Canonical JSON is mostly shorter than the text it is read from: room for that, and some.
+            parser.canonical = ByteBuffer(capacity: raw.count + 64)
+            defer {
+                parser.canonical?.deallocate()
+                parser.scratch?.deallocate()
+            }
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            try parser.expectEnd()
+            return (value, Data(buffer: parser.canonical!.bytes))
         }
     }
 
@@ -72,12 +101,78 @@ struct JSONParser {
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "\""):
+            guard writesCanonical else { return .string(try parseString()) }
+            let start = index
+            let string = try parseString()
+            writeCanonical(string, quoted: start..<index)
+            return .string(string)
+        case UInt8(ascii: "t"): try expect("true"); writeCanonical("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); writeCanonical("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); writeCanonical("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = index
+            let number = try parseNumber()
+            if writesCanonical {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if Self.isCanonical(number: text) {
+                    canonical!.append(text)
+                } else {
+                    pending.removeAll(keepingCapacity: true)
+                    JSONValue.writeNumber(number, into: &pending)
+                    canonical!.append(pending)
+                }
+            }
+            return .number(number)
         default: throw unexpected()
+        }
+    }
+
+    /// Whether a number's text, as read, is already what canonical JSON writes for its value
+    /// (``JSONValue/canonicalNumber(_:)``), so that it is written as it came, without formatting the value: an
+    /// integer of at most 15 digits, other than -0; or a decimal fraction of at most 15 significant digits, with no
+    /// exponent, no trailing zero, and no more than two zeros after the point before its first other digit. Such a
+    /// decimal is the only one of at most 15 significant digits that reads to its `Double` (15 is the most that
+    /// always survive the round trip through it), and none shorter does, so it is the shortest that reads back: the
+    /// digits the value's description gives, which it writes without an exponent from 0.0001 up.
+    static func isCanonical(number text: UnsafeBufferPointer<UInt8>) -> Bool {
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let count = text.count
+        var index = text.first == UInt8(ascii: "-") ? 1 : 0
+        let integerStart = index
+        while index < count, isDigit(text[index]) { index += 1 }
+        let integerDigits = index - integerStart
+        guard integerDigits > 0 else { return false }
+        if index == count {
+            return integerDigits <= 15 && !(integerStart == 1 && text[integerStart] == UInt8(ascii: "0"))
+        }
+        guard text[index] == UInt8(ascii: ".") else { return false }
+        index += 1
+        let fractionStart = index
+        while index < count, isDigit(text[index]) { index += 1 }
+        guard index == count, count > fractionStart, text[count - 1] != UInt8(ascii: "0") else { return false }
+        let fractionDigits = count - fractionStart
+        guard integerDigits == 1, text[integerStart] == UInt8(ascii: "0") else { return integerDigits + fractionDigits <= 15 }
+        var zeros = 0
+        while text[fractionStart + zeros] == UInt8(ascii: "0") { zeros += 1 }
+        return zeros <= 2 && fractionDigits - zeros <= 15
+    }
+
+    private mutating func writeCanonical(_ word: StaticString) {
+        if writesCanonical { canonical!.append(word) }
+    }
+
+    /// Writes a string read from the input at `quoted`, its quotes included: as it came when it held no escape (its
+    /// bytes are then its UTF-8, with no quote, backslash or control character, which is how canonical JSON writes
+    /// it), else as canonical JSON escapes it.
+    private mutating func writeCanonical(_ string: String, quoted: Range<Int>) {
+        // An escape always takes more bytes than what it stands for.
+        if quoted.count - 2 == string.utf8.count {
+            canonical!.append(UnsafeBufferPointer(rebasing: bytes[quoted]))
+        } else {
+            pending.removeAll(keepingCapacity: true)
+            JSONValue.writeString(string, into: &pending)
+            canonical!.append(pending)
         }
     }
 
@@ -111,8 +206,11 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         skipWhitespace()
+        let objectStart = canonical?.count ?? 0
+        writeCanonical("{")
         if current == UInt8(ascii: "}") {
             index += 1
+            writeCanonical("}")
             return .object(JSONObject())
         }
         // Room for the members of a typical object up front: growing both arrays from empty showed in profiles.
@@ -127,6 +225,7 @@ struct JSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let nameStart = index + 1
+            let memberStart = canonical?.count ?? 0
             let key = try parseString()
             let nameCount = index - 1 - nameStart
             // An escape always takes more bytes than what it stands for.
@@ -138,19 +237,26 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
             skipWhitespace()
+            if writesCanonical {
+                writeCanonical(key, quoted: (nameStart - 1)..<(nameStart + nameCount + 1))
+                canonical!.append(UInt8(ascii: ":"))
+            }
             keys.append(key)
             do {
                 values.append(try parseValue())
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
             }
+            if let end = canonical?.count { names[names.count - 1].member = memberStart..<end }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
                 index += 1
+                writeCanonical(",")
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(try object(&keys, &values, namesFrom: firstName, escaped: escaped))
+                writeCanonical("}")
+                return .object(try object(&keys, &values, namesFrom: firstName, escaped: escaped, canonicalFrom: objectStart))
             default:
                 throw expected("',' or '}'")
             }
@@ -159,22 +265,31 @@ struct JSONParser {
 
     /// The object of the members just read, whose names are `names[firstName...]`. Up to
     /// ``JSONObject/insertionLimit`` names without escapes are sorted in place by their bytes, which is their
-    /// UTF-8; any other object is left to ``JSONObject`` to sort.
+    /// UTF-8; any other object is left to ``JSONObject`` to sort. When canonical bytes are written, the object's,
+    /// from `canonicalFrom` on, are put in the order of its names.
     /// - Throws: `JSONValueError.duplicateKey` naming the name ``JSONObject`` would name.
     private mutating func object(
-        _ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int, escaped: Bool
+        _ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int, escaped: Bool, canonicalFrom objectStart: Int
     ) throws -> JSONObject {
         let count = keys.count
         if count > JSONObject.insertionLimit || escaped {
             var duplicate: String?
             let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
             if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
+            if writesCanonical {
+                // Rare enough to write again from the object, which is in order.
+                canonical!.truncate(to: objectStart)
+                pending.removeAll(keepingCapacity: true)
+                object.writeCanonical(into: &pending)
+                canonical!.append(pending)
+            }
             return object
         }
         // Insertion sort, stable: members mostly come in order, and a name given twice keeps its runs in input order.
         // The swaps go through the arrays' buffers, where a String or a JSONValue moves as plain bytes: Array.swapAt
         // checks uniqueness and bounds on every swap, which was a third of reading a document.
         var repeated = false
+        var moved = false
         let input = bytes
         keys.withUnsafeMutableBufferPointer { keys in
             values.withUnsafeMutableBufferPointer { values in
@@ -189,6 +304,7 @@ struct JSONParser {
                             keys.swapAt(place - 1, place)
                             values.swapAt(place - 1, place)
                             place -= 1
+                            moved = true
                         }
                     }
                 }
@@ -203,7 +319,27 @@ struct JSONParser {
             }
             if let first { throw JSONValueError.duplicateKey(path: first.key) }
         }
+        if writesCanonical && moved { orderCanonicalMembers(namesFrom: firstName, canonicalFrom: objectStart) }
         return JSONObject(sortedKeys: keys, values: values, heads: names[firstName...].map(\.head))
+    }
+
+    /// Writes the object at the end of `canonical`, from `objectStart`, again with its members in the order of
+    /// `names[firstName...]`, which has just been sorted.
+    private mutating func orderCanonicalMembers(namesFrom firstName: Int, canonicalFrom objectStart: Int) {
+        guard var out = canonical else { return }
+        var members = scratch ?? ByteBuffer(capacity: out.count)
+        members.truncate(to: 0)
+        members.append(out[objectStart..<out.count])
+        out.truncate(to: objectStart)
+        out.append(UInt8(ascii: "{"))
+        for position in firstName..<names.count {
+            if position > firstName { out.append(UInt8(ascii: ",")) }
+            let member = names[position].member
+            out.append(members[(member.lowerBound - objectStart)..<(member.upperBound - objectStart)])
+        }
+        out.append(UInt8(ascii: "}"))
+        canonical = out
+        scratch = members
     }
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.
@@ -229,9 +365,11 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var elements: [JSONValue] = []
+        writeCanonical("[")
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1
+            writeCanonical("]")
             return .array(elements)
         }
         while true {
@@ -243,8 +381,8 @@ struct JSONParser {
             }
             skipWhitespace()
             switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: ","): index += 1; writeCanonical(",")
+            case UInt8(ascii: "]"): index += 1; writeCanonical("]"); return .array(elements)
             default: throw expected("',' or ']'")
             }
         }

@@ -136,7 +136,7 @@ extension JSONObject {
         return Data(out)
     }
 
-    fileprivate func writeCanonical(changing changes: KeyValuePairs<String, JSONValue?> = [:], into out: inout [UInt8]) {
+    func writeCanonical(changing changes: KeyValuePairs<String, JSONValue?> = [:], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
         for index in keys.indices {  // already in UTF-8 order, which is code point order

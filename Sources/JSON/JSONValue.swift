@@ -20,6 +20,12 @@ public enum JSONValue: Sendable, Hashable {
         self = try JSONParser.parse(data)
     }
 
+    /// Parses JSON text as ``init(parsing:)`` does, and gives its ``canonicalData()`` too, written while it is read
+    /// rather than by walking the parsed value again.
+    public static func parsingCanonical(_ data: Data) throws -> (value: JSONValue, canonical: Data) {
+        try JSONParser.parseCanonical(data)
+    }
+
     /// Encodes a value with `JSONEncoder` and reads the result back as a `JSONValue`.
     public init<T: Encodable>(encoding value: T) throws {
         let encoder = JSONEncoder()

@@ -82,6 +82,13 @@ public struct Projector: Sendable {
         var rows = Rows()
         if let fix = event.fix {
             var row = CopyRow(format: .binary)
+            // Room for the row at once, rather than growing it time and again from empty: 17 fields, each with its
+            // length; the uuid, the time, the doubles and the booleans; the text fields' bytes.
+            let texts = event.type.utf8.count + event.entityKind.utf8.count + event.entityId.utf8.count
+                + fix.authorization.utf8.count + fix.accuracy.utf8.count + fix.provider.utf8.count + fix.region.utf8.count
+                + (fix.adcode?.utf8.count ?? 0) + (event.app?.utf8.count ?? 0) + (event.os?.utf8.count ?? 0)
+                + Platform.text(event.platform).utf8.count
+            row.reserveCapacity(17 * 4 + 16 + 8 + 3 * 8 + 2 + texts)
             row.uuid(event.eventId)
             row.text(event.type)
             row.text(event.entityKind)

@@ -46,7 +46,7 @@ struct PreparedEdgeCaseBytesTests {
             switch item {
             case .malformed(let error):
                 errors = [error]
-            case .json(let value):
+            case .json(let value, _):
                 guard case .failure(let failure) = SubmissionValidator().validate(value, now: now) else {
                     Issue.record("item \(number) was neither prepared nor refused")
                     continue

@@ -17,7 +17,7 @@ struct SubmissionReaderTests {
     }
 
     func json(_ item: SubmissionReader.RawItem) -> JSONValue? {
-        if case .json(let value) = item.parsed { return value }
+        if case .json(let value, _) = item.parsed { return value }
         return nil
     }
 

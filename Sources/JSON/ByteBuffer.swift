@@ -1,0 +1,61 @@
+/// Bytes appended through a pointer, to memory this buffer owns until ``deallocate()``, grown by doubling. The
+/// canonical bytes of a document are written a few at a time, a name, a colon, a string as it came: appending each
+/// to an `Array` went through its uniqueness and capacity checks and its generic sequence path every time, which
+/// cost more than the bytes.
+struct ByteBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    /// Frees the memory: the buffer must not be used after.
+    func deallocate() {
+        base.deallocate()
+    }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    subscript(range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if count + bytes.count > capacity { grow(toHold: bytes.count) }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    mutating func append(_ word: StaticString) {
+        append(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+    }
+
+    /// Keeps the first `count` bytes.
+    mutating func truncate(to count: Int) {
+        precondition(count <= self.count)
+        self.count = count
+    }
+
+    private mutating func grow(toHold more: Int) {
+        let grown = Swift.max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.update(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
+}

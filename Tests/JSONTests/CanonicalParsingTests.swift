@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import JSON
+
+/// The canonical bytes written while parsing are those of the parsed value made canonical afterwards, and parsing so
+/// takes and refuses the same texts, with the same errors.
+@Suite struct CanonicalParsingTests {
+    private func expectSame(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let data = Data(text.utf8)
+        let plain = Result { try JSONValue(parsing: data) }
+        let canonical = Result { try JSONValue.parsingCanonical(data) }
+        switch (plain, canonical) {
+        case (.success(let value), .success(let read)):
+            #expect(read.value == value, "value of \(text)", sourceLocation: sourceLocation)
+            #expect(
+                read.canonical == value.canonicalData(), "bytes of \(text)",
+                sourceLocation: sourceLocation)
+        case (.failure(let error), .failure(let other)):
+            #expect("\(other)" == "\(error)", "error of \(text)", sourceLocation: sourceLocation)
+        default:
+            Issue.record("\(text): parsing gave \(plain), parsing with canonical bytes \(canonical)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"type":"TerminalLocated","eventId":"5914E6AF-23CC-4A04-B656-0393762ECF9F","terminalId":"T1","expectedVersion":3,"fix":{"lat":31.286588,"lon":120.607367,"datum":"gcj02","horizontalAccuracy":33.8,"provider":"amap","capturedAt":"2026-05-22T05:32:50+08:00","address":{"country":"中国","province":"江苏省","poiName":"同心餐厅","adcode":"320508"},"claimedInRegion":true},"actor":{"app":"terminal-agent","os":"Android 10.0"}}"#,
+        #"  { "b" : [ 1 , 2.50 , -0.0 , 1e2 , 1E-7 , 123456789012345678901234 , 0.1e1 ] , "a" : { } , "c" : [ ] , "d" : null , "e" : true , "f" : false }  "#,
+        #"{"z":{"y":{"x":{"w":[{"b":1,"a":2},{"d":[{"f":0,"e":1}],"c":"s"}]}}},"a":"\u00e9\n\t\"\\\/\u0001\ud83d\ude00"}"#,
+        #"{"\u0062":1,"a":2}"#,
+        #"{"b\u00e9":1,"bé2":2,"a\"":3}"#,
+        #"{"é":1,"e":2,"ü":3,"😀":4,"ﬀ":5}"#,
+        #"{"abcdefgh2":1,"abcdefgh1":2,"abcdefgh":3,"abcdefg":4}"#,
+        #"["x", {"b":1,"a":2}, "y\u0020z"]"#,
+        "\"plain\"", "12", "-1.5e300", "null", "[]", "{}", "[{}]", #"{"a":[]}"#,
+    ])
+    func documentsGiveTheBytesOfTheirValue(_ text: String) {
+        expectSame(text)
+    }
+
+    @Test func anObjectOfMoreMembersThanAreSortedInPlaceGivesTheBytesOfItsValue() {
+        let members = (0..<40).reversed().map { #""m\#($0)":{"b":\#($0),"a":[\#($0),"\#($0)"]}"# }
+        expectSame("{" + members.joined(separator: ",") + "}")
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"b":2,"a":3}"#, #"{"b":{"x":1,"x":2},"a":0}"#, #"[{"a":1},{"b":[{"c":1,"c":2}]}]"#, #"{"\u0061":1,"a":2}"#,
+        #"{"a":1"#, #"{"a" 1}"#, #"[1,]"#, #"{"a":"\ud800"}"#, #"{"a":1e400}"#, #"{"a":tru}"#, "", "[1] x",
+    ])
+    func malformedTextsAreRefusedWithTheSameError(_ text: String) {
+        expectSame(text)
+    }
+
+    /// Random documents: objects whose names come in any order, escaped or not, ASCII or not; strings with escapes;
+    /// numbers in every spelling; nesting.
+    @Test func randomDocumentsGiveTheBytesOfTheirValue() {
+        var seeded = Seeded(state: 0x5EED)
+        for _ in 0..<2_000 {
+            expectSame(Self.document(depth: 0, &seeded))
+        }
+    }
+
+    /// Numbers in every spelling JSON allows: integers and decimals of 1 to 20 digits, with leading zeros after the
+    /// point, trailing zeros, exponents, signs; those whose text is written as it came and those whose value is
+    /// formatted again.
+    @Test func randomNumbersGiveTheBytesOfTheirValue() {
+        var random = Seeded(state: 0x4E_554D)
+        var asRead = 0
+        for _ in 0..<20_000 {
+            let text = Self.number(&random)
+            expectSame(text)
+            expectSame("{\"n\":\(text)}")
+            if text.utf8.withContiguousStorageIfAvailable({ JSONParser.isCanonical(number: $0) }) == true { asRead += 1 }
+        }
+        #expect(asRead > 5_000, "numbers written as they came: \(asRead)")
+    }
+
+    @Test(arguments: [
+        ("0", true), ("-0", false), ("7", true), ("-12", true), ("123456789012345", true), ("1234567890123456", false),
+        ("0.5", true), ("-0.5", true), ("0.50", false), ("1.0", false), ("0.001", true), ("0.0001", false), ("0.00123", true),
+        ("12345678901234.5", true), ("123456789012345.5", false), ("0.123456789012345", true), ("0.1234567890123456", false),
+        ("0.00123456789012345", true), ("1e2", false), ("1.5E3", false), ("31.286588", true), ("120.607367", true),
+    ])
+    func numbersWrittenAsTheyCame(_ text: String, _ asRead: Bool) throws {
+        let verdict = text.utf8.withContiguousStorageIfAvailable { JSONParser.isCanonical(number: $0) }
+        #expect(verdict == asRead)
+        expectSame(text)
+    }
+
+    private static func number(_ random: inout Seeded) -> String {
+        func digits(_ count: Int, nonZeroFirst: Bool) -> String {
+            String((0..<count).map { index in
+                Character(String(index == 0 && nonZeroFirst ? 1 + random.next() % 9 : random.next() % 10))
+            })
+        }
+        var text = random.next() % 3 == 0 ? "-" : ""
+        let integerDigits = Int(random.next() % 17)
+        text += integerDigits == 0 ? "0" : digits(integerDigits, nonZeroFirst: true)
+        if random.next() % 4 != 0 {
+            text += "." + String(repeating: "0", count: Int(random.next() % 5)) + digits(1 + Int(random.next() % 17), nonZeroFirst: false)
+        }
+        if random.next() % 8 == 0 {
+            text += ["e", "E", "e-", "e+"][Int(random.next() % 4)] + String(random.next() % 30)
+        }
+        return text
+    }
+
+    private struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private static let names = ["a", "b", "eventId", "type", "fix", "lat", "lon", "é", "e\\u0301", "abcdefgh1", "abcdefgh", "\\u0061", "x y", "😀", "A", "Z"]
+    private static let strings = ["", "s", "中国", "a\\\"b", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\/", "plain text", "T00001173"]
+    private static let numbers = ["0", "-0", "1", "-1", "33.8", "31.286588", "120.607367", "1e2", "1.5E-7", "2.50", "9007199254740993", "0.1", "-123.456e3", "1e21"]
+
+    private static func document(depth: Int, _ random: inout Seeded) -> String {
+        let space = ["", "", " ", "\n\t"][Int(random.next() % 4)]
+        switch depth > 3 ? random.next() % 4 : random.next() % 7 {
+        case 0: return numbers.randomElement(using: &random)!
+        case 1: return "\"" + strings.randomElement(using: &random)! + "\""
+        case 2: return ["true", "false", "null"].randomElement(using: &random)!
+        case 3: return space + "\"" + strings.randomElement(using: &random)! + "\"" + space
+        case 4:
+            let count = Int(random.next() % 4)
+            return "[" + (0..<count).map { _ in space + document(depth: depth + 1, &random) }.joined(separator: ",") + "]"
+        default:
+            let count = Int(random.next() % 9)
+            var chosen: [String] = []
+            for _ in 0..<count {
+                let name = names.randomElement(using: &random)!
+                if !chosen.contains(name) { chosen.append(name) }
+            }
+            let members = chosen.map { "\"\($0)\"" + space + ":" + space + document(depth: depth + 1, &random) }
+            return "{" + space + members.joined(separator: "," + space) + "}"
+        }
+    }
+}
