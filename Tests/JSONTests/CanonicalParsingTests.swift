@@ -79,6 +79,8 @@ import Testing
         ("0.5", true), ("-0.5", true), ("0.50", false), ("1.0", false), ("0.001", true), ("0.0001", false), ("0.00123", true),
         ("12345678901234.5", true), ("123456789012345.5", false), ("0.123456789012345", true), ("0.1234567890123456", false),
         ("0.00123456789012345", true), ("1e2", false), ("1.5E3", false), ("31.286588", true), ("120.607367", true),
+        ("100000000000000", true), ("-100000000000000", true), ("999999999999999", true), ("100000000000000.5", false),
+        ("10000000000000.5", true), ("0.100000000000001", true), ("9007199254740993", false),
     ])
     func numbersWrittenAsTheyCame(_ text: String, _ asRead: Bool) throws {
         let verdict = text.utf8.withContiguousStorageIfAvailable { JSONParser.isCanonical(number: $0) }
