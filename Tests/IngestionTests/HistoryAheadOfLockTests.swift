@@ -21,15 +21,9 @@ struct HistoryAheadOfLockTests {
 
     @Test("rows someone else committed at the positions decided: the batch is not written, then appended under the lock")
     func rowsAlreadyThere() throws {
-        let db = try IngestionDatabase()
-        defer { db.drop() }
-        let other = try IngestionDatabase(sharing: db)
-        defer { other.connection.close() }
-        let reader = try db.database.connect()
-        defer { reader.close() }
-
-        let prepared = db.service.prepare(Self.decidedLines.map(IngestionDatabase.item), now: serverNow)
-        let decided = try IngestPlanner().decide(prepared, reading: reader)
+        let writers = try Writers()
+        defer { writers.close() }
+        let (db, other, prepared, decided) = (writers.db, writers.other, writers.prepared, writers.decided)
         try #require(try other.ingest(Self.otherLines).count(.appended) == 3)
         // The fixes at positions 1 to 3 are the other writer's: the first COPY row of the decided batch is refused.
         #expect(try db.service.write(decided, on: db.connection) == nil)
@@ -42,18 +36,12 @@ struct HistoryAheadOfLockTests {
 
     @Test("an append under the lock waits for the decided batch's rows while that batch waits for the lock: both are stored once")
     func deadlockIsResolved() throws {
-        let db = try IngestionDatabase()
-        defer { db.drop() }
-        let other = try IngestionDatabase(sharing: db)
-        defer { other.connection.close() }
-        let reader = try db.database.connect()
-        defer { reader.close() }
+        let writers = try Writers()
+        defer { writers.close() }
+        let (db, other, prepared, decided) = (writers.db, writers.other, writers.prepared, writers.decided)
         let watcher = try db.database.connect()
         defer { watcher.close() }
         let otherBackend: Int32 = try other.connection.query("SELECT pg_backend_pid()").first!.decode(0)
-
-        let prepared = db.service.prepare(Self.decidedLines.map(IngestionDatabase.item), now: serverNow)
-        let decided = try IngestPlanner().decide(prepared, reading: reader)
         let otherBatch = other.service.prepare(Self.otherLines.map(IngestionDatabase.item), now: serverNow)
         let otherAnswer = Mutex<Result<IngestReport, any Error>?>(nil)
         let otherDone = DispatchSemaphore(value: 0)
@@ -90,6 +78,29 @@ struct HistoryAheadOfLockTests {
             #expect(written?.count(.appended) == 3)
         }
         try Self.expectBothStoredOnce(db)
+    }
+
+    /// A fresh database, another writer's connection to it, and the decided lines decided on a reading connection
+    /// of their own, not written.
+    struct Writers {
+        let db: IngestionDatabase
+        let other: IngestionDatabase
+        let prepared: PreparedBatch
+        let decided: DecidedBatch
+
+        init() throws {
+            db = try IngestionDatabase()
+            other = try IngestionDatabase(sharing: db)
+            let reader = try db.database.connect()
+            defer { reader.close() }
+            prepared = db.service.prepare(HistoryAheadOfLockTests.decidedLines.map(IngestionDatabase.item), now: serverNow)
+            decided = try IngestPlanner().decide(prepared, reading: reader)
+        }
+
+        func close() {
+            other.connection.close()
+            db.drop()
+        }
     }
 
     /// Six events, gap-free, each once, with its fix; the chain intact; the projections those of replay.
