@@ -133,7 +133,8 @@ public struct IngestService: Sendable {
     }
 
     /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction. The history rows go
-    /// in ahead of the append lock (see ``EventLog/write(_:beforeLock:holds:locked:then:on:)``), the rest under it.
+    /// in ahead of the append lock (see ``EventLog/write(_:beforeLock:holds:locked:then:on:)``), and the summaries'
+    /// upserts are built ahead; the rest is written under it.
     /// - Parameters:
     ///   - holds: asked before the lock is taken: false when the writer knows the decision no longer holds.
     ///   - locked: called once the lock is held and the decision holds: a writer's next batch may start its own.
@@ -145,12 +146,14 @@ public struct IngestService: Sendable {
         _ decided: DecidedBatch, on connection: Connection, holds: () -> Bool = { true }, locked: () -> Void = {},
         beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport? {
+        // Built ahead too: only sending them needs the lock.
+        let summaries = try Projector.live.summaryUpserts(of: decided.placed)
         let written = try store.write(
             decided.append,
             beforeLock: { try Projector.live.copyHistory(decided.placed, on: $0) },
             holds: holds, locked: locked,
             then: { transaction in
-                try Projector.live.summarise(decided.placed, on: transaction)
+                try summaries.write(on: transaction)
                 try Projector.live.store(decided.bindings, on: transaction)
                 try beforeCommit()
             }, on: connection)

@@ -15,11 +15,19 @@ extension Projector {
 
     /// Adds the events' counts and newest fixes to the summary tables.
     public func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
+        try summaryUpserts(of: events).write(on: connection)
+    }
+
+    /// The upserts that add the events' counts and newest fixes to the summary tables, built to be sent later: an
+    /// append builds them before it takes the append lock, and sends them under it.
+    public func summaryUpserts(of events: [ProjectedEvent]) throws -> SummaryUpserts {
         // Every upsert goes in one order of its keys that all writers share (``SharedOrder``), so that replay's
         // chunks, on connections of their own, wait for each other rather than deadlock.
-        try addDailyCounts(of: events, on: connection)
-        try addFixCounts(of: events, on: connection)
-        try keepLatestFixes(of: events, on: connection)
+        var upserts = SummaryUpserts()
+        try addDailyCounts(of: events, into: &upserts)
+        try addFixCounts(of: events, into: &upserts)
+        try keepLatestFixes(of: events, into: &upserts)
+        return upserts
     }
 
     /// Rows grouped by keys of text fields, the groups in the one order of their keys that every writer shares. Each
@@ -78,7 +86,7 @@ extension Projector {
         }
     }
 
-    private func addDailyCounts(of events: [ProjectedEvent], on connection: Connection) throws {
+    private func addDailyCounts(of events: [ProjectedEvent], into upserts: inout SummaryUpserts) throws {
         var order = SharedOrder(capacity: events.count)
         for index in events.indices {
             guard let day = events[index].receivedDay else { continue }
@@ -91,7 +99,7 @@ extension Projector {
         let runs = order.runs()
         guard !runs.isEmpty else { return }
         let firsts = runs.map { events[$0.first!] }
-        _ = try connection.query(
+        upserts.statements.append((
             """
             INSERT INTO \(schema).daily_events AS d (day, event_type, app, provider, events)
             SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::bigint[])
@@ -101,7 +109,7 @@ extension Projector {
                 .text(firsts.map { $0.receivedDay! }), .binary(try BinaryArray(firsts.map(\.type))),
                 .binary(try BinaryArray(firsts.map { $0.app ?? "" })), .binary(try BinaryArray(firsts.map(Self.dailyProvider))),
                 .binary(BinaryArray(runs.map { Int64($0.count) })),
-            ])
+            ]))
     }
 
     /// The provider an event counts under in `daily_events`: its fix's or its failure's, else none.
@@ -121,7 +129,7 @@ extension Projector {
     }
 
     /// `fix_days` and `accuracy_buckets`.
-    private func addFixCounts(of events: [ProjectedEvent], on connection: Connection) throws {
+    private func addFixCounts(of events: [ProjectedEvent], into upserts: inout SummaryUpserts) throws {
         var days = SharedOrder(capacity: events.count)
         var buckets = SharedOrder(capacity: events.count)
         // By index, as in keepLatestFixes: `for event in events` copies each event, strings and all.
@@ -143,7 +151,7 @@ extension Projector {
         let runs = days.runs()
         guard !runs.isEmpty else { return }
         let fixes = runs.map { events[$0.first!].fix! }
-        _ = try connection.query(
+        upserts.statements.append((
             """
             INSERT INTO \(schema).fix_days AS d (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)
             SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[])
@@ -155,11 +163,11 @@ extension Projector {
                 .binary(try BinaryArray(runs.map { events[$0.first!].app ?? "" })),
                 .binary(try BinaryArray(fixes.map(\.accuracy))), .binary(try BinaryArray(fixes.map(\.authorization))),
                 .binary(BinaryArray(fixes.map(\.claimMismatch))), .binary(BinaryArray(runs.map { Int64($0.count) })),
-            ])
+            ]))
         // A row per bucket; the rows go in key order, sorted there, as every writer sends them.
         let bucketRuns = buckets.runs()
         let bucketed = bucketRuns.map { events[$0.first!] }
-        _ = try connection.query(
+        upserts.statements.append((
             """
             INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
@@ -174,7 +182,7 @@ extension Projector {
                 .binary(BinaryArray(bucketed.map { Self.accuracyBucket($0.fix!.horizontalAccuracy) })),
                 .binary(BinaryArray(bucketRuns.map { Int64($0.count) })),
                 .binary(BinaryArray(bucketRuns.map { run in Int64(run.count(where: { events[$0].fix!.claimMismatch })) })),
-            ])
+            ]))
     }
 
     /// Newest by (captured_at, event_id), as ``CurrentState`` reads them; a uuid's order in PostgreSQL is that of
@@ -187,7 +195,7 @@ extension Projector {
         }
     }
 
-    private func keepLatestFixes(of events: [ProjectedEvent], on connection: Connection) throws {
+    private func keepLatestFixes(of events: [ProjectedEvent], into upserts: inout SummaryUpserts) throws {
         // Per event with a fix, its entity's key for any fix, and for a precise one its key for precise fixes too:
         // row 2i is event i's key for any fix, row 2i + 1 its key for precise fixes.
         var order = SharedOrder(capacity: events.count * 2)
@@ -215,7 +223,7 @@ extension Projector {
         let latest = newest.map { $0 / 2 }
         let qualities = newest.map { $0 % 2 == 1 ? "precise" : "any" }
         let fixes = latest.map { events[$0].fix! }
-        _ = try connection.query(
+        upserts.statements.append((
             """
             INSERT INTO \(schema).latest_fixes AS l (
                 entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon, horizontal_accuracy,
@@ -238,6 +246,16 @@ extension Projector {
                 .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
                 .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
                 .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(latest.map { events[$0].app })),
-            ])
+            ]))
+    }
+}
+
+/// Upserts into the summary tables, built and not sent yet (``Projector/summaryUpserts(of:)``).
+public struct SummaryUpserts {
+    fileprivate var statements: [(sql: String, parameters: [QueryParameter])] = []
+
+    /// Sends them, in the order built.
+    public func write(on connection: Connection) throws {
+        for statement in statements { try connection.query(statement.sql, parameters: statement.parameters) }
     }
 }
