@@ -80,6 +80,47 @@ struct HistoryAheadOfLockTests {
         try Self.expectBothStoredOnce(db)
     }
 
+    @Test("a replay swaps its tables in while a decided batch holds rows in the tables it replaces: both finish")
+    func replaySwapsMeanwhile() throws {
+        let writers = try Writers()
+        defer { writers.close() }
+        let (db, decided) = (writers.db, writers.decided)
+        let watcher = try db.database.connect()
+        defer { watcher.close() }
+        let replayed = Mutex<Result<Int64, any Error>?>(nil)
+        let replayDone = DispatchSemaphore(value: 0)
+        let written = try db.service.write(decided, on: db.connection, holds: {
+            // The decided batch's fixes are in the live tables, uncommitted: the replay takes the append lock and
+            // waits for them to drop the tables it replaces. Only then does the decided batch go for the lock.
+            Thread.detachNewThread {
+                let result = Result { try Replayer().replay(db.database.configuration) }
+                replayed.withLock { $0 = result }
+                replayDone.signal()
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let waiting = (try? watcher.query(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND NOT granted"
+                ).first!.decode(0, as: Int64.self)) ?? 0
+                if waiting > 0 { return true }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            Issue.record("the replay never waited for the decided batch's rows")
+            return true
+        })
+        replayDone.wait()
+        #expect(throws: Never.self) { try replayed.withLock { $0 }!.get() }
+        // Ended as a deadlock, the decided batch is appended under the lock; else it went in before the swap.
+        let report = try written ?? db.service.append(writers.prepared, on: db.connection)
+        #expect(report.count(.appended) == 3)
+        let fixes = try db.connection.query("SELECT position FROM projections.fixes ORDER BY position")
+            .map { try $0.decode(0, as: Int64.self) }
+        #expect(fixes == [1, 2, 3])
+        let inline = try db.allProjections()
+        _ = try Replayer().replay(db.database.configuration)
+        #expect(try db.allProjections() == inline)
+    }
+
     /// A fresh database, another writer's connection to it, and the decided lines decided on a reading connection
     /// of their own, not written.
     struct Writers {
