@@ -42,6 +42,15 @@ import Testing
         expectSame("{" + members.joined(separator: ",") + "}")
     }
 
+    /// Exponents written out make the canonical bytes many times longer than the text: the buffer they are written
+    /// to grows, and so does the one an object's members are put in order through, as do objects read after.
+    @Test func canonicalBytesLongerThanTheTextGiveTheBytesOfTheirValue() {
+        let long = "[" + Array(repeating: "1e9", count: 2_000).joined(separator: ",") + "]"
+        expectSame(#"{"b":\#(long),"a":1}"#)
+        expectSame(#"[{"b":1,"a":2},{"b":\#(long),"a":1},{"d":\#(long),"c":{"f":\#(long),"e":0}}]"#)
+        expectSame(#"[{"b":1,"a":2},{"b":\#(long),"a":1,"a":3}]"#)
+    }
+
     @Test(arguments: [
         #"{"a":1,"b":2,"a":3}"#, #"{"b":{"x":1,"x":2},"a":0}"#, #"[{"a":1},{"b":[{"c":1,"c":2}]}]"#, #"{"\u0061":1,"a":2}"#,
         #"{"a":1"#, #"{"a" 1}"#, #"[1,]"#, #"{"a":"\ud800"}"#, #"{"a":1e400}"#, #"{"a":tru}"#, "", "[1] x",
