@@ -107,6 +107,7 @@ struct BatchesInTurnTests {
             let service = IngestService(classifier: classifier)
             let posting = Mutex(clients)
             let otherAppended = Mutex(0)
+            let otherFailure = Mutex<String?>(nil)
             let otherDone = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 defer { otherDone.signal() }
@@ -114,7 +115,13 @@ struct BatchesInTurnTests {
                 var batch = 0
                 while batch < otherBatches || posting.withLock({ $0 }) > 0 {
                     let items = (0..<2).map { _ in IngestItem(parsing: Data(Submissions.merchantFix("O\(batch % 3)").utf8)) }
-                    guard let report = try? service.ingest(items, on: other) else { return }
+                    let report: IngestReport
+                    do {
+                        report = try service.ingest(items, on: other)
+                    } catch {
+                        otherFailure.withLock { $0 = "\(error)" }
+                        return
+                    }
                     otherAppended.withLock { $0 += report.count(.appended) }
                     batch += 1
                 }
@@ -131,6 +138,7 @@ struct BatchesInTurnTests {
             } }
             // The other writer's connection is used until it stops.
             otherDone.wait()
+            #expect(otherFailure.withLock { $0 } == nil)
             let answers = try posted.get()
             #expect(answers.flatMap { $0 }.allSatisfy { $0 == "appended" })
             let events = clients * batches * perBatch + otherAppended.withLock { $0 }
