@@ -26,10 +26,10 @@ public struct EventLog: Sendable {
         on connection: Connection, beforeCommit: () throws -> Void = {}
     ) throws -> AppendAnswer {
         guard !events.isEmpty else { return AppendAnswer(results: [], head: try head(on: connection)) }
-        // A batch decided ahead writes rows at the positions it decided before it takes the lock (``write(_:beforeLock:
-        // holds:locked:then:on:)``). Once someone else appended, those are positions this append takes: should it wait
-        // for such a row while that batch waits for the lock, PostgreSQL ends one of the two as a deadlock. Nothing of
-        // the one ended is left; when it is this one, it is tried again.
+        // A batch decided ahead writes rows at the positions it decided before it takes the lock
+        // (``write(_:beforeLock:holds:locked:then:on:)``). Once someone else appended, those are positions this append
+        // takes: should it wait for such a row while that batch waits for the lock, PostgreSQL ends one of the two as a
+        // deadlock. Nothing of the one ended is left; when it is this one, it is tried again.
         var attempt = 1
         while true {
             do {

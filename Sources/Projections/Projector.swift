@@ -39,7 +39,7 @@ public struct Projector: Sendable {
     }
 
     /// The history tables' rows alone: each keyed by its event's position, so written by no one else while the
-    /// positions are the events' (an append writes them before it takes the append lock).
+    /// positions are the events' (a batch decided ahead writes them before it takes the append lock).
     public func copyHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
