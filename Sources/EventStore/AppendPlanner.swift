@@ -119,10 +119,12 @@ extension EventLog {
     /// by its positions. A writer's next batch does so while the batch before it holds the lock, and the lock is held
     /// for the rest alone. Should the decision no longer hold, someone else may write rows at the same positions:
     /// theirs found there (a unique violation), or theirs waiting for ours while ours wait for their lock (a deadlock,
-    /// which PostgreSQL ends), tell the same as a moved head, and nothing is written.
+    /// which PostgreSQL ends), tell the same as a moved head, and nothing is written. While it writes ahead, the batch
+    /// holds the writes-ahead lock shared (``lockWritesAhead(on:)``).
     /// - Parameters:
     ///   - beforeLock: writes, in the transaction, before the append lock is taken.
-    ///   - holds: asked right before the lock is taken: false when the writer knows the decision no longer holds.
+    ///   - holds: asked before writing ahead and again before the lock is taken: false when the writer knows the
+    ///     decision no longer holds.
     ///   - locked: called once the lock is held and the head is the one assumed, before the rest is written.
     ///   - then: writes the rest, in the transaction, under the lock, after the events.
     /// - Returns: whether the batch was written.
@@ -133,6 +135,8 @@ extension EventLog {
         do {
             try connection.transaction { transaction in
                 do {
+                    guard holds() else { throw DecisionOutdated() }
+                    try transaction.query("SELECT pg_advisory_xact_lock_shared($1)", [Self.writesAheadLockKey])
                     try beforeLock(transaction)
                     guard holds() else { throw DecisionOutdated() }
                     try lockAppends(on: transaction)

@@ -87,6 +87,17 @@ public struct EventLog: Sendable {
         try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
     }
 
+    /// Arbitrary, fixed: the advisory lock a batch decided ahead holds, shared, while it writes before it takes the
+    /// append lock (``write(_:beforeLock:holds:locked:then:on:)``).
+    static let writesAheadLockKey: Int64 = 0x6765_6f6c_6168_6564
+
+    /// Waits until no batch decided ahead is writing before the append lock, and keeps any from starting, until the
+    /// end of the caller's transaction. Taken before the append lock by whoever must not wait, holding that lock, for
+    /// rows such a batch wrote (replay, to drop the tables it replaces).
+    public func lockWritesAhead(on transaction: Connection) throws {
+        try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.writesAheadLockKey])
+    }
+
     /// Events of one stream from a version on, in version order.
     public func readStream(_ stream: String, fromVersion: Int64 = 0, limit: Int = 1000, on connection: Connection) throws -> [RecordedEvent] {
         try connection.query(

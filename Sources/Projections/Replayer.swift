@@ -67,29 +67,14 @@ public struct Replayer: Sendable {
             Projector.carried(bindingEvents.sorted { $0.position < $1.position }, from: [:]), on: coordinator)
         // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
         try rebuild.buildIndexes(on: coordinator)
-        // A batch decided ahead writes its history rows into the live tables before it waits for the append lock,
-        // which the swap holds while it waits for those rows to drop the tables it replaces: PostgreSQL ends one of
-        // the two as a deadlock. Nothing of the swap is left when it is the one ended; it is tried again.
-        var attempt = 1
-        while true {
-            do {
-                return try swap(rebuild, after: start, on: coordinator)
-            } catch let error as PostgresError where error.isDeadlock && attempt < Self.swapAttempts {
-                attempt += 1
-            }
-        }
-    }
-
-    /// How many times a swap ended as a deadlock is tried in all.
-    static let swapAttempts = 5
-
-    /// Under the append lock, projects what was appended after `start` into the rebuild and swaps it in.
-    /// - Returns: the log's head the projections are now at.
-    private func swap(_ rebuild: RebuildSchema, after start: Int64, on coordinator: Connection) throws -> Int64 {
-        try coordinator.transaction { transaction in
+        return try coordinator.transaction { transaction in
             // On Citus, the catch-up writes the shards one connection at a time: the schema swap that follows may
             // not come after parallel writes in the same transaction.
             if rebuild.distributed { try transaction.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'") }
+            // Batches decided ahead write into the live tables before they take the append lock: the swap waits for
+            // those writing so and keeps others from starting, before it takes the lock, so that it never holds the
+            // lock while waiting for their rows.
+            try EventLog().lockWritesAhead(on: transaction)
             try EventLog().lockAppends(on: transaction)
             let end = try EventLog().headPosition(on: transaction)
             if end > start {
