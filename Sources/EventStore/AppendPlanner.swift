@@ -117,9 +117,10 @@ extension EventLog {
     ///
     /// `beforeLock` writes ahead of the append lock what only this batch writes while its decision holds: rows keyed
     /// by its positions. A writer's next batch does so while the batch before it holds the lock, and the lock is held
-    /// for the rest alone. Should the decision no longer hold, someone else may write rows at the same positions:
-    /// theirs found there (a unique violation), or theirs waiting for ours while ours wait for their lock (a deadlock,
-    /// which PostgreSQL ends), tell the same as a moved head, and nothing is written.
+    /// for the rest alone. It does so only while no append decided under the lock runs or waits, which would move
+    /// the head; such an append waits for it (``mayWriteAhead(on:)``). Should the decision no longer hold, another
+    /// batch decided ahead may write rows at the same positions: theirs found there (a unique violation), like a
+    /// deadlock, tells the same as a moved head, and nothing is written.
     /// - Parameters:
     ///   - beforeLock: writes, in the transaction, before the append lock is taken.
     ///   - holds: asked right before the lock is taken: false when the writer knows the decision no longer holds.
@@ -133,6 +134,7 @@ extension EventLog {
         do {
             try connection.transaction { transaction in
                 do {
+                    guard try mayWriteAhead(on: transaction) else { throw DecisionOutdated() }
                     try beforeLock(transaction)
                     guard holds() else { throw DecisionOutdated() }
                     try lockAppends(on: transaction)
