@@ -117,14 +117,13 @@ extension EventLog {
     ///
     /// `beforeLock` writes ahead of the append lock what only this batch writes while its decision holds: rows keyed
     /// by its positions. A writer's next batch does so while the batch before it holds the lock, and the lock is held
-    /// for the rest alone. Should the decision no longer hold, someone else may write rows at the same positions:
-    /// theirs found there (a unique violation), or theirs waiting for ours while ours wait for their lock (a deadlock,
-    /// which PostgreSQL ends), tell the same as a moved head, and nothing is written. While it writes ahead, the batch
-    /// holds the writes-ahead lock shared (``lockWritesAhead(on:)``).
+    /// for the rest alone. It does so only while no append decided under the lock runs or waits, which would move
+    /// the head; such an append waits for it (``mayWriteAhead(on:)``). Should the decision no longer hold, another
+    /// batch decided ahead may write rows at the same positions: theirs found there (a unique violation), like a
+    /// deadlock, tells the same as a moved head, and nothing is written.
     /// - Parameters:
     ///   - beforeLock: writes, in the transaction, before the append lock is taken.
-    ///   - holds: asked before writing ahead and again before the lock is taken: false when the writer knows the
-    ///     decision no longer holds.
+    ///   - holds: asked right before the lock is taken: false when the writer knows the decision no longer holds.
     ///   - locked: called once the lock is held and the head is the one assumed, before the rest is written.
     ///   - then: writes the rest, in the transaction, under the lock, after the events.
     /// - Returns: whether the batch was written.
@@ -135,8 +134,7 @@ extension EventLog {
         do {
             try connection.transaction { transaction in
                 do {
-                    guard holds() else { throw DecisionOutdated() }
-                    try transaction.query("SELECT pg_advisory_xact_lock_shared($1)", [Self.writesAheadLockKey])
+                    guard try mayWriteAhead(on: transaction) else { throw DecisionOutdated() }
                     try beforeLock(transaction)
                     guard holds() else { throw DecisionOutdated() }
                     try lockAppends(on: transaction)

@@ -74,7 +74,7 @@ public struct Replayer: Sendable {
             // Batches decided ahead write into the live tables before they take the append lock: the swap waits for
             // those writing so and keeps others from starting, before it takes the lock, so that it never holds the
             // lock while waiting for their rows.
-            try EventLog().lockWritesAhead(on: transaction)
+            try EventLog().lockAppendsAhead(on: transaction)
             try EventLog().lockAppends(on: transaction)
             let end = try EventLog().headPosition(on: transaction)
             if end > start {

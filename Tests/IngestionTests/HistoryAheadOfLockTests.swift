@@ -34,7 +34,7 @@ struct HistoryAheadOfLockTests {
         try Self.expectBothStoredOnce(db)
     }
 
-    @Test("an append under the lock waits for the decided batch's rows while that batch waits for the lock: both are stored once")
+    @Test("an append under the lock comes while a decided batch's rows are in, uncommitted, before that batch takes the lock: both are stored once")
     func deadlockIsResolved() throws {
         let writers = try Writers()
         defer { writers.close() }
@@ -45,13 +45,9 @@ struct HistoryAheadOfLockTests {
         let otherBatch = other.service.prepare(Self.otherLines.map(IngestionDatabase.item), now: serverNow)
         let otherAnswer = Mutex<Result<IngestReport, any Error>?>(nil)
         let otherDone = DispatchSemaphore(value: 0)
-        var asked = 0
         let written = try db.service.write(decided, on: db.connection, holds: {
-            // Asked before the rows are written, then after.
-            asked += 1
-            guard asked == 2 else { return true }
-            // The decided batch's fixes are in, uncommitted: the other writer takes the lock, writes its events, and
-            // waits for the first of those rows. Only then does the decided batch go for the lock.
+            // The decided batch's fixes are in, uncommitted: the other writer's append starts, and waits (for the
+            // decided batch to end, before it takes the lock). Only then does the decided batch go for the lock.
             Thread.detachNewThread {
                 let result = Result { try other.service.append(otherBatch, on: other.connection) }
                 otherAnswer.withLock { $0 = result }
@@ -59,13 +55,17 @@ struct HistoryAheadOfLockTests {
             }
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
-                // On Citus the row is a worker's, and so is the wait.
+                // For its rows, or (since appends under the lock wait for batches writing ahead of it) for its
+                // end; on Citus a row's wait is a worker's.
                 let waiting = (try? (TestDatabase.onCitus
-                    ? watcher.query("SELECT count(*) FROM citus_lock_waits")
-                    : watcher.query(
-                        "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'transactionid'",
+                    ? watcher.query(
+                        "SELECT count(*) FROM citus_lock_waits UNION ALL "
+                            + "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'advisory'",
                         [otherBackend])
-                ).first!.decode(0, as: Int64.self)) ?? 0
+                    : watcher.query(
+                        "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event IN ('transactionid', 'advisory')",
+                        [otherBackend])
+                ).map { try $0.decode(0, as: Int64.self) }.reduce(0, +)) ?? 0
                 if waiting == 1 { return true }
                 Thread.sleep(forTimeInterval: 0.01)
             }
@@ -75,7 +75,7 @@ struct HistoryAheadOfLockTests {
         otherDone.wait()
         let otherReport = try #require(try otherAnswer.withLock { $0 }?.get())
         #expect(otherReport.count(.appended) == 3)
-        // PostgreSQL ended one of the two; whichever it was left nothing and was tried again, or is appended now.
+        // Had PostgreSQL ended one of the two as a deadlock, it left nothing and was tried again, or is appended now.
         if written == nil {
             #expect(try db.service.append(prepared, on: db.connection).count(.appended) == 3)
         } else {
@@ -93,11 +93,7 @@ struct HistoryAheadOfLockTests {
         defer { watcher.close() }
         let replayed = Mutex<Result<Int64, any Error>?>(nil)
         let replayDone = DispatchSemaphore(value: 0)
-        var asked = 0
         let written = try db.service.write(decided, on: db.connection, holds: {
-            // Asked before the rows are written, then after.
-            asked += 1
-            guard asked == 2 else { return true }
             // The decided batch's fixes are in the live tables, uncommitted: the replay, which will drop those tables,
             // comes to wait for the batch. Only then does the decided batch go for the append lock.
             Thread.detachNewThread {
@@ -123,6 +119,108 @@ struct HistoryAheadOfLockTests {
         let fixes = try db.connection.query("SELECT position FROM projections.fixes ORDER BY position")
             .map { try $0.decode(0, as: Int64.self) }
         #expect(fixes == [1, 2, 3])
+        let inline = try db.allProjections()
+        _ = try Replayer().replay(db.database.configuration)
+        #expect(try db.allProjections() == inline)
+    }
+
+    @Test("an append under the lock that meets rows written ahead of the lock at its positions, batch after batch, is not ended")
+    func appendUnderLockIsNotStarved() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let appender = try IngestionDatabase(sharing: db)
+        defer { appender.connection.close() }
+        let reader = try db.database.connect()
+        defer { reader.close() }
+        let watcher = try db.database.connect()
+        defer { watcher.close() }
+        // Another writer's batches, decided one after the other as a writer that is not told of the append decides
+        // them: each writes its rows ahead of the lock at the positions the append takes next, once the one before
+        // holds the lock.
+        let rounds = 3
+        let writers = try (0..<rounds).map { _ in try db.database.connect() }
+        defer { for writer in writers { writer.close() } }
+        let pids: [Int32] = try writers.map { try $0.query("SELECT pg_backend_pid()").first!.decode(0) }
+        let appenderPid: Int32 = try appender.connection.query("SELECT pg_backend_pid()").first!.decode(0)
+        let planner = IngestPlanner(inFlight: rounds)
+        let batches = (0..<rounds).map { round in
+            db.service.prepare(
+                (1...3).map { Client.terminalLocated(eventId(970_000 + round * 10 + $0), terminal: "TA") }
+                    .map(IngestionDatabase.item), now: serverNow)
+        }
+        let decided = try batches.map { try planner.decide($0, reading: reader) }
+        let appended = appender.service.prepare(Self.otherLines.map(IngestionDatabase.item), now: serverNow)
+
+        let watching = Mutex(watcher)
+        /// Whether the append waits for a lock of `round`'s writer's transaction.
+        @Sendable func appendWaits(for round: Int) -> Bool {
+            do {
+                return try watching.withLock {
+                    try $0.query("SELECT $1 = ANY(pg_blocking_pids($2))", [pids[round], appenderPid]).first!
+                        .decode(0, as: Bool.self)
+                }
+            } catch {
+                Issue.record(error)
+                return true
+            }
+        }
+        let rowsIn = (0..<rounds).map { _ in DispatchSemaphore(value: 0) }
+        let answers = Mutex<[Result<IngestReport?, any Error>?]>(Array(repeating: nil, count: rounds))
+        /// Signalled by the last batch of the other writer that runs: the one that starts no next.
+        let chainDone = DispatchSemaphore(value: 0)
+        @Sendable func writeAhead(_ round: Int) {
+            let next = Atomic(false)
+            let result = Result {
+                try db.service.write(
+                    decided[round], on: writers[round],
+                    holds: {
+                        rowsIn[round].signal()
+                        let deadline = Date().addingTimeInterval(30)
+                        while Date() < deadline && !appendWaits(for: round) { Thread.sleep(forTimeInterval: 0.01) }
+                        return true
+                    },
+                    locked: {
+                        guard round + 1 < rounds else { return }
+                        next.store(true, ordering: .relaxed)
+                        Thread.detachNewThread { writeAhead(round + 1) }
+                    },
+                    beforeCommit: {
+                        // The next batch's rows go in before this one commits, as a writer's next batch does.
+                        if round + 1 < rounds { _ = rowsIn[round + 1].wait(timeout: .now() + 30) }
+                    })
+            }
+            rowsIn[round].signal()
+            answers.withLock { $0[round] = result }
+            if !next.load(ordering: .relaxed) { chainDone.signal() }
+        }
+        let appending = Mutex<Result<IngestReport, any Error>?>(nil)
+        let appendDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { writeAhead(0) }
+        _ = rowsIn[0].wait(timeout: .now() + 30)
+        Thread.detachNewThread {
+            let result = Result { try appender.service.append(appended, on: appender.connection) }
+            appending.withLock { $0 = result }
+            appendDone.signal()
+        }
+        // Both writers are done before anything is checked: their connections close when the test ends.
+        try #require(appendDone.wait(timeout: .now() + 60) == .success)
+        try #require(chainDone.wait(timeout: .now() + 60) == .success)
+        // The append is not ended, however often it meets the other writer's rows.
+        let report = try #require(try appending.withLock { $0 }?.get())
+        #expect(report.count(.appended) == 3)
+
+        // Every batch of the other writer is written as decided, or, its decision outdated, appended under the lock.
+        for round in 0..<rounds {
+            guard let answer = answers.withLock({ $0[round] }) else { continue }
+            if try answer.get() == nil {
+                #expect(try db.service.append(batches[round], on: db.connection).count(.appended) == 3)
+            }
+        }
+        let stored = 3 + 3 * answers.withLock { $0.filter { $0 != nil }.count }
+        #expect(try db.count("SELECT count(*) FROM events") == stored)
+        #expect(try db.count("SELECT count(DISTINCT event_id) FROM events") == stored)
+        #expect(try db.count("SELECT count(*) FROM projections.fixes") == stored)
+        #expect(try Verifier().verify(on: db.connection).firstBrokenLink == nil)
         let inline = try db.allProjections()
         _ = try Replayer().replay(db.database.configuration)
         #expect(try db.allProjections() == inline)
