@@ -13,11 +13,6 @@ extension Projector {
     /// The tables written by upserts: replay gives them their keys before the rows, not after.
     static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
 
-    /// Adds the events' counts and newest fixes to the summary tables.
-    public func summarise(_ events: [ProjectedEvent], on connection: Connection) throws {
-        try summaryUpserts(of: events).write(on: connection)
-    }
-
     /// The upserts that add the events' counts and newest fixes to the summary tables, built to be sent later: an
     /// append builds them before it takes the append lock, and sends them under it.
     public func summaryUpserts(of events: [ProjectedEvent]) throws -> SummaryUpserts {

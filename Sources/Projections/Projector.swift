@@ -35,7 +35,7 @@ public struct Projector: Sendable {
     /// carries the bindings forward once all chunks are read.
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copyHistory(events, on: connection)
-        try summarise(events, on: connection)
+        try summaryUpserts(of: events).write(on: connection)
     }
 
     /// The history tables' rows alone: each keyed by its event's position, so written by no one else while the
