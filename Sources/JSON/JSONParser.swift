@@ -41,10 +41,7 @@ struct JSONParser {
     static func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
-            parser.skipWhitespace()
-            let value = try parser.parseValue()
-            try parser.expectEnd()
-            return value
+            return try parser.parseDocument()
         }
     }
 
@@ -59,11 +56,17 @@ struct JSONParser {
                 parser.canonical?.deallocate()
                 parser.scratch?.deallocate()
             }
-            parser.skipWhitespace()
-            let value = try parser.parseValue()
-            try parser.expectEnd()
+            let value = try parser.parseDocument()
             return (value, Data(buffer: parser.canonical!.bytes))
         }
+    }
+
+    /// The one value the input holds, with nothing but white space around it.
+    private mutating func parseDocument() throws -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue()
+        try expectEnd()
+        return value
     }
 
     mutating func expectEnd() throws {
