@@ -17,7 +17,9 @@ extension Projector {
     /// append builds them before it takes the append lock, and sends them under it.
     public func summaryUpserts(of events: [ProjectedEvent]) throws -> SummaryUpserts {
         // Every upsert goes in one order of its keys that all writers share (``SharedOrder``), so that replay's
-        // chunks, on connections of their own, wait for each other rather than deadlock.
+        // chunks, on connections of their own, wait for each other rather than deadlock. Each reads its rows from
+        // arrays, one per column, unnested side by side in its select list: they give their values in step, row by
+        // row, where `FROM unnest(a, b, ...)` first copies every array's values into a store of its own.
         var upserts = SummaryUpserts()
         try addDailyCounts(of: events, into: &upserts)
         try addFixCounts(of: events, into: &upserts)
@@ -97,7 +99,7 @@ extension Projector {
         upserts.statements.append((
             """
             INSERT INTO \(schema).daily_events AS d (day, event_type, app, provider, events)
-            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+            SELECT unnest($1::date[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::bigint[])
             ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
             """,
             parameters: [
@@ -149,7 +151,8 @@ extension Projector {
         upserts.statements.append((
             """
             INSERT INTO \(schema).fix_days AS d (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)
-            SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[])
+            SELECT unnest($1::date[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
+                   unnest($6::boolean[]), unnest($7::bigint[])
             ON CONFLICT (day, provider, app, accuracy, accuracy_authorization, claim_mismatch)
             DO UPDATE SET fixes = d.fixes + excluded.fixes
             """,
@@ -165,7 +168,8 @@ extension Projector {
         upserts.statements.append((
             """
             INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+            SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::bigint[]), unnest($5::bigint[]),
+                   unnest($6::bigint[])
             ORDER BY 1, 2, 3, 4
             ON CONFLICT (provider, platform, app, bucket)
             DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
@@ -223,9 +227,9 @@ extension Projector {
             INSERT INTO \(schema).latest_fixes AS l (
                 entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon, horizontal_accuracy,
                 accuracy, provider, region, near_boundary, app)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::uuid[], $6::timestamptz[],
-                                 $7::float8[], $8::float8[], $9::float8[], $10::text[], $11::text[], $12::text[],
-                                 $13::boolean[], $14::text[])
+            SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::bigint[]), unnest($5::uuid[]),
+                   unnest($6::timestamptz[]), unnest($7::float8[]), unnest($8::float8[]), unnest($9::float8[]),
+                   unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::boolean[]), unnest($14::text[])
             ON CONFLICT (entity_kind, entity_id, quality) DO UPDATE SET
                 position = excluded.position, event_id = excluded.event_id, captured_at = excluded.captured_at,
                 lat = excluded.lat, lon = excluded.lon, horizontal_accuracy = excluded.horizontal_accuracy,
