@@ -34,7 +34,7 @@ public struct CanonicalObjectWriter {
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {
         self.name(name)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
     }
 
     public mutating func strings(_ name: StaticString, _ values: [String]) {
@@ -71,9 +71,13 @@ public struct CanonicalObjectWriter {
         }
         previousName = name
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        append(name)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private static func precedes(_ first: StaticString, _ second: StaticString) -> Bool {
