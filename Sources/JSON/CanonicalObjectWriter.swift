@@ -50,6 +50,22 @@ public struct CanonicalObjectWriter {
     /// A member whose value is an object, written by `members`.
     public mutating func object(_ name: StaticString, _ members: (inout CanonicalObjectWriter) -> Void) {
         self.name(name)
+        nestedObject(members)
+    }
+
+    /// A member whose value is an array of `count` objects, the one at each index written by `members`. (Not generic
+    /// over a collection, which another module would call unspecialised, at a cost per element.)
+    public mutating func objects(_ name: StaticString, count: Int, _ members: (inout CanonicalObjectWriter, Int) -> Void) {
+        self.name(name)
+        bytes.append(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            nestedObject { members(&$0, index) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func nestedObject(_ members: (inout CanonicalObjectWriter) -> Void) {
         // The inner writer takes the buffer over and gives it back, so that it is never shared, and never copied.
         var inner = CanonicalObjectWriter(nestedIn: ())
         swap(&inner.bytes, &bytes)
