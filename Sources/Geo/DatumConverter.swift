@@ -32,11 +32,31 @@ public struct DatumConverter: Sendable {
         case .wgs84:
             return point
         case .gcj02:
-            let candidate = GCJ02.toWGS84(point)
-            return classifier.classify(candidate).region.usesGCJ02 ? candidate : point
+            return shiftedBack(point)?.wgs84 ?? point
         case .bd09:
             return toWGS84(BD09.toGCJ02(point), from: .gcj02)
         }
+    }
+
+    /// ``toWGS84(_:from:)`` with the region of the point it returns, classified once: a GCJ-02 point shifted back
+    /// keeps the answer that decided the shift.
+    public func toWGS84Classified(_ point: Coordinate, from: Datum) -> (wgs84: Coordinate, answer: RegionAnswer) {
+        switch from {
+        case .wgs84:
+            return (point, classifier.classify(point))
+        case .gcj02:
+            return shiftedBack(point) ?? (point, classifier.classify(point))
+        case .bd09:
+            return toWGS84Classified(BD09.toGCJ02(point), from: .gcj02)
+        }
+    }
+
+    /// A GCJ-02 point shifted back to WGS-84, with the answer for where it lands, when that is where GCJ-02 is
+    /// used; nil when it is not, and the datums coincide there.
+    public func shiftedBack(_ point: Coordinate) -> (wgs84: Coordinate, answer: RegionAnswer)? {
+        let candidate = GCJ02.toWGS84(point)
+        let answer = classifier.classify(candidate)
+        return answer.region.usesGCJ02 ? (candidate, answer) : nil
     }
 
     /// Converts a WGS-84 point to `datum`. The GCJ-02 offset applies only when the point lies
@@ -56,6 +76,6 @@ public struct DatumConverter: Sendable {
 extension RegionClassifying {
     /// Classifies a point given in any datum: it is converted to WGS-84 first.
     public func classify(_ point: Coordinate, datum: Datum) -> RegionAnswer {
-        classify(DatumConverter(classifier: self).toWGS84(point, from: datum))
+        DatumConverter(classifier: self).toWGS84Classified(point, from: datum).answer
     }
 }

@@ -88,7 +88,7 @@ enum EventRoutes {
 
     /// The batch answer of DESIGN.md: the canonical bytes of the report's JSON document.
     static func answer(_ report: IngestReport) -> [UInt8] {
-        Array(report.json.canonicalData())
+        report.canonicalJSON()
     }
 
     static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)

@@ -20,7 +20,7 @@ enum EventPayload {
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         // The submission as sent, less expectedVersion, with its eventId in lower case: the canonical bytes read with
         // it when there is nothing to change, else written as such straight from the parsed members, not copied.
-        let upperCaseId = raw["eventId"]?.stringValue?.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) == true
+        let upperCaseId = hasUpperCaseHex(raw["eventId"]?.stringValue)
         let data: Data
         if let canonical, !upperCaseId, raw["expectedVersion"] == nil {
             data = canonical
@@ -29,7 +29,9 @@ enum EventPayload {
                 changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
         }
         let platform = submission.actor.resolvedPlatform
-        let capturedAt = (submission.body.failure?.capturedAt ?? submission.body.fix?.capturedAt)?.date.postgresText
+        let fix = submission.body.fix
+        let failure = submission.body.failure
+        let capturedAt = (failure?.capturedAt ?? fix?.capturedAt)?.date.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
             data: data,
@@ -38,12 +40,18 @@ enum EventPayload {
         let projected = try ProjectedEvent(
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
             app: submission.actor.app, os: submission.actor.os, platform: platform,
-            fix: assessment.flatMap { assessment in submission.body.fix.map { historyFix($0, assessment) } },
-            failure: submission.body.failure.map {
+            fix: assessment.flatMap { assessment in fix.map { historyFix($0, assessment) } },
+            failure: failure.map {
                 ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: platform)
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
         return (event, projected)
+    }
+
+    /// Whether an event id as sent has a hex digit in upper case, read byte by byte.
+    private static func hasUpperCaseHex(_ eventId: String?) -> Bool {
+        guard var eventId else { return false }
+        return eventId.withUTF8 { bytes in bytes.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) } }
     }
 
     /// What the history keeps of a fix: the same values as the metadata's `fix` member.

@@ -51,6 +51,31 @@ public struct IngestItemResult: Sendable, Equatable {
     }
 }
 
+extension IngestItemResult {
+    /// Writes ``json`` as canonical JSON, member by member, without building it.
+    func write(into members: inout CanonicalObjectWriter) {
+        if let conflict {
+            members.object("error") { error in
+                error.string("code", conflict.code)
+                error.string("message", conflict.message)
+            }
+        }
+        if !errors.isEmpty {
+            members.objects("errors", count: errors.count) { members, index in
+                let error = errors[index]
+                members.string("code", error.code)
+                members.string("field", error.field)
+                members.string("message", error.message)
+            }
+        }
+        members.string("eventId", ifPresent: eventId)
+        if let position { members.number("position", Double(position)) }
+        members.string("status", status.rawValue)
+        members.string("stream", ifPresent: stream)
+        if let version { members.number("version", Double(version)) }
+    }
+}
+
 /// The answers to a batch, in order, with counts per status, and the log's head after it.
 public struct IngestReport: Sendable, Equatable {
     public var results: [IngestItemResult]
@@ -71,5 +96,29 @@ public struct IngestReport: Sendable, Equatable {
         let notAppended = count(.notAppended)
         if notAppended > 0 { members[IngestStatus.notAppended.rawValue] = .number(Double(notAppended)) }
         return .object(members)
+    }
+
+    /// ``json`` as canonical JSON, written straight from the results rather than built as a tree first: a batch
+    /// answers each of its items.
+    public func canonicalJSON() -> [UInt8] {
+        var (appended, duplicate, conflict, invalid, notAppended) = (0, 0, 0, 0, 0)
+        for result in results {
+            switch result.status {
+            case .appended: appended += 1
+            case .duplicate: duplicate += 1
+            case .conflict: conflict += 1
+            case .invalid: invalid += 1
+            case .notAppended: notAppended += 1
+            }
+        }
+        var report = CanonicalObjectWriter(capacity: 64 + 160 * results.count)
+        report.number("appended", Double(appended))
+        report.number("conflict", Double(conflict))
+        report.number("duplicate", Double(duplicate))
+        report.string("head", head.description)
+        report.number("invalid", Double(invalid))
+        if notAppended > 0 { report.number("not_appended", Double(notAppended)) }
+        report.objects("results", count: results.count) { members, index in results[index].write(into: &members) }
+        return report.finish()
     }
 }

@@ -34,7 +34,7 @@ public struct CanonicalObjectWriter {
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {
         self.name(name)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
     }
 
     public mutating func strings(_ name: StaticString, _ values: [String]) {
@@ -50,6 +50,22 @@ public struct CanonicalObjectWriter {
     /// A member whose value is an object, written by `members`.
     public mutating func object(_ name: StaticString, _ members: (inout CanonicalObjectWriter) -> Void) {
         self.name(name)
+        nestedObject(members)
+    }
+
+    /// A member whose value is an array of `count` objects, the one at each index written by `members`. (Not generic
+    /// over a collection, which another module would call unspecialised, at a cost per element.)
+    public mutating func objects(_ name: StaticString, count: Int, _ members: (inout CanonicalObjectWriter, Int) -> Void) {
+        self.name(name)
+        bytes.append(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            nestedObject { members(&$0, index) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func nestedObject(_ members: (inout CanonicalObjectWriter) -> Void) {
         // The inner writer takes the buffer over and gives it back, so that it is never shared, and never copied.
         var inner = CanonicalObjectWriter(nestedIn: ())
         swap(&inner.bytes, &bytes)
@@ -71,9 +87,13 @@ public struct CanonicalObjectWriter {
         }
         previousName = name
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        append(name)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private static func precedes(_ first: StaticString, _ second: StaticString) -> Bool {

@@ -47,7 +47,8 @@ extension JSONValue {
     /// Appends ``canonicalNumber(_:)`` of `value` to `out`; integers are written digit by digit, without a string.
     static func writeNumber(_ value: Double, into out: inout [UInt8]) {
         guard value.isFinite, value == value.rounded(.towardZero), abs(value) < exactIntegerLimit else {
-            out.append(contentsOf: canonicalNumber(value).utf8)
+            var text = canonicalNumber(value)
+            text.withUTF8 { out.append(contentsOf: $0) }
             return
         }
         writeInteger(Int64(value), into: &out)  // -0.0 is written 0

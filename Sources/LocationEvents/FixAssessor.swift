@@ -16,9 +16,17 @@ public struct FixAssessor: Sendable {
 
     public func assess(_ fix: Fix) -> FixAssessment {
         let sent = Coordinate(latitude: fix.lat, longitude: fix.lon)
-        let (datum, inference) = fix.datum.map { ($0, nil) } ?? inferDatum(sent, provider: fix.provider)
-        let wgs84 = converter.toWGS84(sent, from: datum)
-        let answer = classifier.classify(wgs84)
+        let datum: Datum, inference: DatumInference?
+        let (wgs84, answer): (Coordinate, RegionAnswer)
+        if let sentDatum = fix.datum {
+            (datum, inference) = (sentDatum, nil)
+            (wgs84, answer) = converter.toWGS84Classified(sent, from: sentDatum)
+        } else {
+            let inferred = infer(sent, provider: fix.provider)
+            (datum, inference) = (inferred.datum, inferred.inference)
+            // Inferred GCJ-02: the inference shifted the point back and classified it already.
+            (wgs84, answer) = inferred.shiftedBack ?? converter.toWGS84Classified(sent, from: inferred.datum)
+        }
         let inRegion = answer.region.isInRegion
 
         // In the order of `FixFlag.allCases`.
@@ -53,16 +61,24 @@ public struct FixAssessor: Sendable {
 
     /// The datum rule of DESIGN.md for fixes sent without one.
     public func inferDatum(_ point: Coordinate, provider: Provider) -> (Datum, DatumInference) {
+        let inferred = infer(point, provider: provider)
+        return (inferred.datum, inferred.inference)
+    }
+
+    /// ``inferDatum(_:provider:)``, with the point in WGS-84 and its answer when the rule found them.
+    private func infer(_ point: Coordinate, provider: Provider)
+        -> (datum: Datum, inference: DatumInference, shiftedBack: (wgs84: Coordinate, answer: RegionAnswer)?)
+    {
         switch provider {
         case .apple:
-            return (.wgs84, .appleWGS84)
+            return (.wgs84, .appleWGS84, nil)
         case .tencent, .amap:
-            let asGCJ02 = GCJ02.toWGS84(point)
-            return classifier.classify(asGCJ02).region.usesGCJ02
-                ? (.gcj02, .providerGCJ02InChina)
-                : (.wgs84, .providerWGS84Outside)
+            if let shiftedBack = converter.shiftedBack(point) {
+                return (.gcj02, .providerGCJ02InChina, shiftedBack)
+            }
+            return (.wgs84, .providerWGS84Outside, nil)
         case .ip, .manual:
-            return (.wgs84, .defaultWGS84)
+            return (.wgs84, .defaultWGS84, nil)
         }
     }
 
@@ -70,6 +86,6 @@ public struct FixAssessor: Sendable {
     private func looksSwapped(_ point: Coordinate, datum: Datum, region: Region) -> Bool {
         guard region == .outside, abs(point.longitude) <= 90 else { return false }
         let swapped = Coordinate(latitude: point.longitude, longitude: point.latitude)
-        return classifier.classify(converter.toWGS84(swapped, from: datum)).region != .outside
+        return converter.toWGS84Classified(swapped, from: datum).answer.region != .outside
     }
 }

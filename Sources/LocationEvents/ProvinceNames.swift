@@ -24,13 +24,35 @@ enum ProvinceNames {
             if let prefix = countryPrefixes.first(where: { bytes.starts(with: $0) }) {
                 bytes = bytes.dropFirst(prefix.count)
             }
-            return chineseStems.first { bytes.starts(with: $0.stem) }?.region
+            // The one stem that can match is the one whose first two characters the name starts with.
+            guard let head = stemHead(bytes), let candidate = chineseStemsByHead[head], bytes.starts(with: candidate.stem) else {
+                return nil
+            }
+            return candidate.region
         }
     }
 
+    /// The first six bytes, two Chinese characters, as one number; nil for fewer.
+    private static func stemHead(_ bytes: some Collection<UInt8>) -> UInt64? {
+        guard bytes.count >= 6 else { return nil }
+        return bytes.prefix(6).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// ``chineseStems`` by their first two characters: every stem is two or three characters long, and no two
+    /// stems start with the same two, so none is the start of another either.
+    private static let chineseStemsByHead: [UInt64: (stem: [UInt8], region: Region)] = {
+        var byHead: [UInt64: (stem: [UInt8], region: Region)] = [:]
+        for stem in chineseStems {
+            let head = stemHead(stem.stem)!
+            precondition(byHead[head] == nil, "two province stems start alike")
+            byHead[head] = stem
+        }
+        return byHead
+    }()
+
     private static let countryPrefixes: [[UInt8]] = ["中华人民共和国", "中華人民共和國", "中国", "中國"].map { Array($0.utf8) }
 
-    private static let chineseStems: [(stem: [UInt8], region: Region)] =
+    static let chineseStems: [(stem: [UInt8], region: Region)] =
         [("香港", Region.hongKong), ("澳门", .macau), ("澳門", .macau), ("台湾", .taiwan), ("台灣", .taiwan),
          ("臺灣", .taiwan), ("臺湾", .taiwan)].map { (Array($0.0.utf8), $0.1) }
         + mainlandChinese.map { (Array($0.utf8), Region.mainland) }

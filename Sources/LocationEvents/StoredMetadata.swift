@@ -117,12 +117,6 @@ public enum StoredMetadata {
 
     /// The `fix` member: the assessment, with the inputs it was computed from.
     private static func write(_ fix: Fix, _ assessment: FixAssessment, into members: inout CanonicalObjectWriter) {
-        func point(_ coordinate: Coordinate, _ lat: Member, _ lon: Member) -> (inout CanonicalObjectWriter) -> Void {
-            { point in
-                point.number(lat, coordinate.latitude)
-                point.number(lon, coordinate.longitude)
-            }
-        }
         members.string(.accuracy, assessment.accuracy.rawValue)
         members.string(.accuracyAuthorization, fix.accuracyAuthorization?.rawValue ?? "unknown")
         members.string(.adcode, ifPresent: fix.address?.adcode)
@@ -132,13 +126,19 @@ public enum StoredMetadata {
         members.string(.datumInference, ifPresent: assessment.datumInference?.rawValue)
         members.bool(.datumInferred, assessment.datumInferred)
         members.strings(.flags, assessment.flags)
-        members.object(.gcj02, point(assessment.gcj02, .gcj02Lat, .gcj02Lon))
+        members.object(.gcj02) { point in
+            point.number(.gcj02Lat, assessment.gcj02.latitude)
+            point.number(.gcj02Lon, assessment.gcj02.longitude)
+        }
         members.number(.horizontalAccuracy, fix.horizontalAccuracy)
         members.bool(.inRegion, assessment.inRegion)
         members.bool(.nearBoundary, assessment.nearBoundary)
         members.string(.provider, fix.provider.rawValue)
         members.string(.region, assessment.region.rawValue)
-        members.object(.wgs84, point(assessment.wgs84, .wgs84Lat, .wgs84Lon))
+        members.object(.wgs84) { point in
+            point.number(.wgs84Lat, assessment.wgs84.latitude)
+            point.number(.wgs84Lon, assessment.wgs84.longitude)
+        }
     }
 }
 

@@ -110,7 +110,12 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
     /// (`iOS 17.2`, `Android 13`, `iPadOS 17`, in any case); nil when neither says.
     public static func of(explicit: Platform?, os: String?) -> Platform? {
         if let explicit { return explicit }
-        guard let os else { return nil }
+        guard var os else { return nil }
+        // The apps send ASCII: read as bytes, it needs neither Unicode's tables nor a lowercased copy.
+        let asASCII: Platform?? = os.withUTF8 { bytes in
+            bytes.contains { $0 >= 0x80 } ? .none : .some(of(ascii: bytes))
+        }
+        if let asASCII { return asASCII }
         // Leading white space is skipped (trailing white space cannot change a prefix): a tab or a space separator
         // (Unicode's Zs), which is what Foundation's `.whitespaces` holds, read from the scalars' properties rather
         // than trimmed through NSString, which was most of the cost of an event's platform. The rest is lowercased
@@ -119,6 +124,21 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
         let name = Substring(start).lowercased()
         if name.hasPrefix("android") { return .android }
         if name.hasPrefix("ios") || name.hasPrefix("ipados") || name.hasPrefix("iphone os") { return .ios }
+        return nil
+    }
+
+    /// ``of(explicit:os:)`` of ASCII text: its only space separator is the space, and lowercasing it is ASCII's.
+    private static func of(ascii os: UnsafeBufferPointer<UInt8>) -> Platform? {
+        let name = os.drop { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") }
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            return name.count >= prefix.count
+                && zip(name, prefix).allSatisfy { byte, lower in
+                    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == lower : byte == lower
+                }
+        }
+        if hasPrefix("android") { return .android }
+        if hasPrefix("ios") || hasPrefix("ipados") || hasPrefix("iphone os") { return .ios }
         return nil
     }
 

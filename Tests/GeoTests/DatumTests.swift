@@ -43,6 +43,28 @@ import Testing
         #expect(worst < 1e-7)
     }
 
+    /// Converting with the region found on the way gives the point `toWGS84` gives and the answer `classify` gives
+    /// for it, in every datum, inside and outside the regions where GCJ-02 is used and across their borders.
+    @Test func toWGS84ClassifiedAgreesWithConvertingThenClassifying() {
+        let converter = DatumConverter(classifier: sharedClassifier)
+        var shifted = 0
+        for lat in stride(from: 15.0, through: 55.0, by: 0.37) {
+            for lon in stride(from: 70.0, through: 137.0, by: 0.41) {
+                let point = Coordinate(latitude: lat, longitude: lon)
+                for datum in [Datum.wgs84, .gcj02, .bd09] {
+                    let wgs84 = converter.toWGS84(point, from: datum)
+                    let classified = converter.toWGS84Classified(point, from: datum)
+                    #expect(classified.wgs84 == wgs84)
+                    #expect(classified.answer == sharedClassifier.classify(wgs84))
+                    if datum == .gcj02 && wgs84 != point { shifted += 1 }
+                }
+            }
+        }
+        // Both branches ran: points shifted back inside China, and points left as sent outside it.
+        #expect(shifted > 1000)
+        #expect(converter.shiftedBack(Coordinate(latitude: 48.85, longitude: 2.35)) == nil)
+    }
+
     /// The exact inverse beats the one-step subtraction many libraries use (0.3-2.4 m off).
     @Test func gcj02InverseIsExactNotOneStep() {
         let gcj = Coordinate(latitude: 22.540796131694766, longitude: 113.9171764808363)

@@ -47,6 +47,10 @@ import Testing
             ("iOS 17.2", nil, Platform.ios), ("ios 14", nil, .ios), ("IPADOS 17.1", nil, .ios), ("iPhone OS 9.3", nil, .ios), ("Android 13", nil, .android),
             ("android 10.0", nil, .android), ("  ANDROID 7", nil, .android), ("HarmonyOS 4", nil, nil), ("", nil, nil),
             (nil, nil, nil), ("iOS 17.2", .android, .android), ("Android 13", .ios, .ios), (nil, .ios, .ios),
+            // Tabs and Unicode's space separators are skipped, other white space is not; case is Unicode's.
+            ("\tiOS 17", nil, .ios), ("\u{3000}Android 13", nil, .android), ("\u{A0}ipados 17", nil, .ios),
+            ("\nAndroid 13", nil, nil), ("\r\niOS 17", nil, nil), ("Ａndroid 13", nil, nil), ("ANDROİD 13", nil, nil),
+            ("ios\u{301} 17", nil, nil), ("iphone\u{A0}os 9", nil, nil), ("andro", nil, nil), ("iphone", nil, nil),
           ] as [(String?, Platform?, Platform?)])
     func platformOf(os: String?, explicit: Platform?, expected: Platform?) {
         #expect(Platform.of(explicit: explicit, os: os) == expected)

@@ -18,6 +18,21 @@ import Testing
         #expect(ProvinceNames.region(of: name) == region)
     }
 
+    /// Every stem is found, after a country prefix too and before any suffix; the start of a three-character stem
+    /// is not one.
+    @Test func everyChineseStem() {
+        #expect(ProvinceNames.chineseStems.count == 51)
+        for (stem, region) in ProvinceNames.chineseStems {
+            let name = String(decoding: stem, as: UTF8.self)
+            #expect(ProvinceNames.region(of: name) == region, "\(name)")
+            #expect(ProvinceNames.region(of: name + "省") == region, "\(name)")
+            #expect(ProvinceNames.region(of: "中华人民共和国" + name) == region, "\(name)")
+        }
+        #expect(ProvinceNames.region(of: "内蒙") == nil)
+        #expect(ProvinceNames.region(of: "黑龙省") == nil)
+        #expect(ProvinceNames.region(of: "中国") == nil)
+    }
+
     @Test(arguments: ["", "  ", "California", "Tokyo", "中国", "China", "Seoul", "Singapore", "Bavaria"])
     func notRecognised(name: String) {
         #expect(ProvinceNames.region(of: name) == nil)
