@@ -17,7 +17,7 @@ public enum IngestItem: Sendable {
     /// The item the bytes make: parsed JSON, with its canonical bytes, or why they are not JSON.
     public init(parsing bytes: Data) {
         do {
-            let (value, canonical) = try JSONValue.parsingCanonical(bytes)
+            let (value, canonical) = try JSONValue.parsingCanonical(bytes, knownNames: SubmissionValidator.memberNames)
             self = .json(value, canonical: canonical)
         } catch let error as JSONValueError {
             self = .malformed(FieldError(error))

@@ -73,15 +73,20 @@ public struct JSONObject: Sendable, Hashable {
     /// in the order of their heads (a shorter name's zeros come before any other byte, as the name comes before
     /// any longer one it begins); only names with equal heads need comparing byte by byte.
     static func head(_ name: String) -> UInt64 {
-        // Read through `withUTF8`: iterating the UTF-8 view took twice the instructions for these few bytes.
+        // Read through the UTF-8 view's storage: iterating the view took twice the instructions for these few bytes,
+        // and `withUTF8` on a copy of the string a third more.
+        if let head = name.utf8.withContiguousStorageIfAvailable(head) { return head }
         var name = name
-        return name.withUTF8 { bytes in
-            let count = Swift.min(bytes.count, 8)
-            guard count > 0, let base = bytes.baseAddress else { return 0 }
-            var head: UInt64 = 0
-            for index in 0..<count { head = head << 8 | UInt64(base[index]) }
-            return head << (8 * (8 - count))
-        }
+        return name.withUTF8(head)
+    }
+
+    /// The ``head(_:)`` of the name whose UTF-8 is `bytes`.
+    static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = Swift.min(bytes.count, 8)
+        guard count > 0, let base = bytes.baseAddress else { return 0 }
+        var head: UInt64 = 0
+        for index in 0..<count { head = head << 8 | UInt64(base[index]) }
+        return head << (8 * (8 - count))
     }
 
     /// Up to this many members, sorting by insertion beats a general sort (and members mostly come in order).

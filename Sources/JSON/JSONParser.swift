@@ -12,6 +12,8 @@ struct JSONParser {
     static let expectedMembers = 12
 
     let bytes: UnsafeBufferPointer<UInt8>
+    /// Member names taken as they are made there, when they are met.
+    let knownNames: KnownNames?
     var index = 0
     var depth = 0
     /// Where the member names of the objects being read lie in the input, innermost object last: names without
@@ -38,18 +40,18 @@ struct JSONParser {
         var member: Range<Int> = 0..<0
     }
 
-    static func parse(_ data: Data) throws -> JSONValue {
+    static func parse(_ data: Data, knownNames: KnownNames? = nil) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), knownNames: knownNames)
             return try parser.parseDocument()
         }
     }
 
     /// Parses, and gives the value's canonical bytes too: the same bytes as ``JSONValue/canonicalData()`` of the
     /// value, written while it is read, without walking the parsed value again.
-    static func parseCanonical(_ data: Data) throws -> (value: JSONValue, canonical: Data) {
+    static func parseCanonical(_ data: Data, knownNames: KnownNames? = nil) throws -> (value: JSONValue, canonical: Data) {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), knownNames: knownNames)
             // Canonical JSON is mostly shorter than the text it is read from: room for that, and some.
             parser.canonical = ByteBuffer(capacity: raw.count + 64)
             defer {
@@ -74,8 +76,12 @@ struct JSONParser {
         guard index == bytes.count else { throw expected("the end of the JSON value") }
     }
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, knownNames: KnownNames? = nil) {
         self.bytes = bytes
+        self.knownNames = knownNames
+        // Room for the names of a typical document's nested objects up front: grown from empty, the array was
+        // allocated again five times per document.
+        names.reserveCapacity(4 * Self.expectedMembers)
     }
 
     func error(_ reason: String) -> JSONValueError {
@@ -229,12 +235,10 @@ struct JSONParser {
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let nameStart = index + 1
             let memberStart = canonical?.count ?? 0
-            let key = try parseString()
+            let (key, head) = try parseName()
             let nameCount = index - 1 - nameStart
             // An escape always takes more bytes than what it stands for.
             if nameCount != key.utf8.count { escaped = true }
-            var head: UInt64 = 0
-            for offset in 0..<8 { head = head << 8 | UInt64(offset < nameCount ? bytes[nameStart + offset] : 0) }
             names.append(NameSpan(start: nameStart, count: nameCount, head: head))
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
@@ -264,6 +268,32 @@ struct JSONParser {
                 throw expected("',' or '}'")
             }
         }
+    }
+
+    /// A member name, and the ``JSONObject/head(_:)`` of its bytes in the input: one of ``knownNames`` when its bytes
+    /// spell it, else read as any string.
+    private mutating func parseName() throws -> (name: String, head: UInt64) {
+        let start = index + 1
+        if let knownNames {
+            // To the closing quote, unless a backslash or a control character comes first: then it is read as any string is.
+            let input = bytes
+            var end = start
+            while end < input.count {
+                let byte = input[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                end += 1
+            }
+            if end < input.count, input[end] == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: input[start..<end])
+                let head = JSONObject.head(text)
+                if let name = knownNames.name(text, head: head) {
+                    index = end + 1
+                    return (name, head)
+                }
+            }
+        }
+        let name = try parseString()
+        return (name, JSONObject.head(UnsafeBufferPointer(rebasing: bytes[start..<min(start + 8, index - 1)])))
     }
 
     /// The object of the members just read, whose names are `names[firstName...]`. Up to

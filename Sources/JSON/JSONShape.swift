@@ -85,7 +85,7 @@ public struct JSONShape: Sendable {
     }
 
     /// The values at ``paths``, in their order; nil where the document has none.
-    /// - Throws: `JSONValueError.malformed` as ``JSONValue/init(parsing:)`` does, for any part of the text.
+    /// - Throws: `JSONValueError.malformed` as ``JSONValue/init(parsing:knownNames:)`` does, for any part of the text.
     public func read(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [JSONValue?] {
         try JSONParser.read(bytes, shape: self)
     }

@@ -44,7 +44,7 @@ public struct SubmissionValidator: Sendable {
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: data)
+            value = try JSONValue(parsing: data, knownNames: Self.memberNames)
         } catch let error as JSONValueError {
             return .failure(ValidationFailure(errors: [FieldError(error)]))
         } catch {
@@ -78,6 +78,10 @@ public struct SubmissionValidator: Sendable {
         }
         return members
     }()
+
+    /// Every member name of the submission format, at any level, for the parser to take as made here
+    /// (``JSON/KnownNames``).
+    public static let memberNames = KnownNames(members.flatMap(\.names) + Actor.fieldNames + Fix.fieldNames + Address.fieldNames)
 
     static let actorMembers = KnownMembers(Actor.fieldNames)
     static let fixMembers = KnownMembers(Fix.fieldNames)

@@ -1,0 +1,69 @@
+/// Member names a reader expects, each made into a `String` once. Given them, the parser takes the `String` made here
+/// for a member name spelled with exactly these bytes (no escape), rather than making one from the input each
+/// time: making a `String` of a name cost more than reading the name.
+public final class KnownNames: Sendable {
+    /// A place in an open-addressed table (linear probing): a name's ``JSONObject/head(_:)``, its UTF-8 length (0 for
+    /// an empty slot), and where its bytes start in `bytes`.
+    private struct Slot {
+        var head: UInt64 = 0
+        var count = 0
+        var start = 0
+    }
+
+    private let slots: [Slot]
+    /// The name of each slot.
+    private let names: [String]
+    /// The names' UTF-8, one after another.
+    private let bytes: [UInt8]
+    /// There are `mask + 1` slots, a power of two, at least twice as many as there are names.
+    private let mask: Int
+
+    public init(_ given: some Sequence<String>) {
+        var unique: [String] = []
+        for name in given where !name.isEmpty && !unique.contains(name) { unique.append(name) }
+        var size = 16
+        while size < 2 * unique.count { size *= 2 }
+        var slots = Array(repeating: Slot(), count: size)
+        var names = Array(repeating: "", count: size)
+        var bytes: [UInt8] = []
+        for name in unique {
+            let head = JSONObject.head(name)
+            let count = name.utf8.count
+            var slot = Self.slot(head: head, count: count) & (size - 1)
+            while slots[slot].count != 0 { slot = (slot + 1) & (size - 1) }
+            slots[slot] = Slot(head: head, count: count, start: bytes.count)
+            names[slot] = name
+            bytes.append(contentsOf: name.utf8)
+        }
+        self.slots = slots
+        self.names = names
+        self.bytes = bytes
+        mask = size - 1
+    }
+
+    private static func slot(head: UInt64, count: Int) -> Int {
+        // Fibonacci hashing: the multiplication spreads the name's bytes into the high bits, which are kept.
+        Int(truncatingIfNeeded: ((head ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
+    }
+
+    /// The known name whose UTF-8 is `text`, whose ``JSONObject/head(_:)`` is `head`; nil when there is none.
+    func name(_ text: UnsafeBufferPointer<UInt8>, head: UInt64) -> String? {
+        var index = Self.slot(head: head, count: text.count) & mask
+        while true {
+            let slot = slots[index]
+            if slot.count == 0 { return nil }
+            if slot.count == text.count, slot.head == head, matches(text, from: slot.start) { return names[index] }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Whether the bytes after the first 8 (which the head holds) are those of the name starting at `start`.
+    private func matches(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var offset = 8
+        while offset < text.count {
+            if bytes[start + offset] != text[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+}
