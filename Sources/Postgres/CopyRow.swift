@@ -23,14 +23,24 @@ public struct CopyRow: Sendable, Equatable {
         buffer.reserveCapacity(buffer.count + bytes)
     }
 
-    /// Inside the writer: the next fields begin a new row (in binary, after its field count, set at the end).
-    mutating func startRow() {
+    /// Inside the writer: appends one row built by `build`, whole or not at all.
+    /// - Throws: what `build` throws, or ``PostgresError`` when a field cannot be sent.
+    mutating func row(_ build: (inout CopyRow) throws -> Void) throws {
+        let start = buffer.count
         fields = 0
         problem = nil
-        if format == .binary { buffer.append(contentsOf: [0, 0]) }
-    }
-
-    mutating func endRow(startingAt start: Int) {
+        // In binary, the row starts with its field count, set at the end.
+        if format == .binary {
+            buffer.append(0)
+            buffer.append(0)
+        }
+        do {
+            try build(&self)
+            if let problem { throw PostgresError(.encoding, problem) }
+        } catch {
+            buffer.removeSubrange(start...)
+            throw error
+        }
         switch format {
         case .text:
             buffer.append(0x0A)
