@@ -74,11 +74,17 @@ public enum EventHash {
 
     /// `,"eventId":"…","metadata":`
     static func eventIdMember(_ eventId: UUID) -> [UInt8] {
-        var bytes = Array(",\"eventId\":".utf8)
+        // Room for it all at once (a uuid's text is 36 bytes and needs no escape), rather than grown twice.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(eventIdKey.count + 38 + metadataKey.count)
+        bytes += eventIdKey
         JSONValue.writeString(eventId.lowercasedText, into: &bytes)
-        bytes += ",\"metadata\":".utf8
+        bytes += metadataKey
         return bytes
     }
+
+    private static let eventIdKey = Array(",\"eventId\":".utf8)
+    private static let metadataKey = Array(",\"metadata\":".utf8)
 
     /// `<position>,"recordedAt":<microseconds>`
     private static func canonicalMiddle(position: Int64, recordedAt: Timestamp) -> [UInt8] {
@@ -94,13 +100,20 @@ public enum EventHash {
 
     /// `,"stream":"…","type":"…","version":`
     static func canonicalTail(stream: String, type: String) -> [UInt8] {
-        var bytes = Array(",\"stream\":".utf8)
+        // Room for the usual case at once, names without escapes, rather than grown again and again.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(streamKey.count + typeKey.count + versionKey.count + stream.utf8.count + type.utf8.count + 4)
+        bytes += streamKey
         JSONValue.writeString(stream, into: &bytes)
-        bytes += ",\"type\":".utf8
+        bytes += typeKey
         JSONValue.writeString(type, into: &bytes)
-        bytes += ",\"version\":".utf8
+        bytes += versionKey
         return bytes
     }
+
+    private static let streamKey = Array(",\"stream\":".utf8)
+    private static let typeKey = Array(",\"type\":".utf8)
+    private static let versionKey = Array(",\"version\":".utf8)
 
     /// `<version>}`
     private static func canonicalEnd(version: Int64) -> [UInt8] {
