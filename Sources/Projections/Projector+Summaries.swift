@@ -56,8 +56,12 @@ extension Projector {
         }
 
         private mutating func field(bytes field: UnsafeBufferPointer<UInt8>) {
+            // Its length, most significant byte first, a byte at a time: the loop over the shifts cost more.
             let count = UInt32(field.count)
-            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
+            bytes.append(UInt8(truncatingIfNeeded: count >> 24))
+            bytes.append(UInt8(truncatingIfNeeded: count >> 16))
+            bytes.append(UInt8(truncatingIfNeeded: count >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: count))
             bytes.append(contentsOf: field)
         }
 
