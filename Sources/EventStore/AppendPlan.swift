@@ -37,9 +37,10 @@ struct AppendPlan: Sendable {
         // The index of the first event with each id, whose result a later one with the same id follows.
         var firstWithId: [UUID: Int] = [:]
         firstWithId.reserveCapacity(events.count)
+        var chainer = EventHash.Chainer()
         for index in events.indices {
             let id = events[index].eventId
-            results.append(decideOne(at: index, earlier: firstWithId[id], rule: rule))
+            results.append(decideOne(at: index, earlier: firstWithId[id], rule: rule, hashing: &chainer))
             if firstWithId[id] == nil { firstWithId[id] = index }
         }
     }
@@ -47,7 +48,10 @@ struct AppendPlan: Sendable {
     /// - Parameters:
     ///   - index: the event's index in the batch.
     ///   - earlier: the index of an earlier event of the batch with the same id.
-    private mutating func decideOne(at index: Int, earlier: Int?, rule: (NewEvent) -> AppendConflict?) -> AppendResult {
+    ///   - chainer: hashes the batch's events.
+    private mutating func decideOne(
+        at index: Int, earlier: Int?, rule: (NewEvent) -> AppendConflict?, hashing chainer: inout EventHash.Chainer
+    ) -> AppendResult {
         let event = events[index]
         if let original = stored[event.eventId] {
             guard original.stream == event.stream, original.type == event.type, original.data == event.data else {
@@ -68,20 +72,20 @@ struct AppendPlan: Sendable {
         let head = heads[event.stream]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }
         if let conflict = rule(event) { return .conflict(conflict) }
-        let version = record(at: index, after: head)
+        let version = record(at: index, after: head, hashing: &chainer)
         return .appended(stream: event.stream, version: version, position: logHead.position)
     }
 
     /// Computes the stored row of the admitted event at `index` and advances its stream and the log; returns its
     /// version.
-    private mutating func record(at index: Int, after head: StreamHead?) -> Int64 {
+    private mutating func record(at index: Int, after head: StreamHead?, hashing chainer: inout EventHash.Chainer) -> Int64 {
         let event = events[index]
         let version = (head?.version ?? -1) + 1
         let position = logHead.position + 1
-        let hash = EventHash.chain(
+        let hash = chainer.chain(
             previous: head?.hash ?? EventHash.genesis, event, position: position, recordedAt: recordedAt,
             version: version)
-        let logHash = EventHash.logChain(previous: logHead.hash, hash: hash)
+        let logHash = chainer.logChain(previous: logHead.hash, hash: hash)
         heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
         logHead = LogHead(position: position, hash: logHash)
         appended.append(AppendedEvent(

@@ -20,10 +20,41 @@ public enum EventHash {
     /// ``chain(previous:canonical:)`` of an event's canonical bytes, hashed part by part as ``canonicalBytes`` puts
     /// them together, without copying them into one array.
     static func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
-        SHA256.digest(
-            previous, dataKey, event.data, event.rendered.eventIdMember, event.metadata, positionKey,
-            canonicalMiddle(position: position, recordedAt: recordedAt), event.rendered.canonicalTail,
-            canonicalEnd(version: version))
+        var chainer = Chainer()
+        return chainer.chain(previous: previous, event, position: position, recordedAt: recordedAt, version: version)
+    }
+
+    /// Hashes a batch's events one after another: ``EventHash/chain(previous:_:position:recordedAt:version:)`` and
+    /// ``EventHash/logChain(previous:hash:)`` with one digest context, and the bytes from the position to the end
+    /// written into one buffer kept from event to event.
+    struct Chainer: ~Copyable {
+        private var hasher = SHA256.Hasher()
+        /// `,"position":<position>,"recordedAt":<microseconds>,"stream":"…","type":"…","version":<version>}`
+        private var end: [UInt8] = []
+
+        mutating func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
+            end.removeAll(keepingCapacity: true)
+            end += positionKey
+            JSONValue.writeInteger(position, into: &end)
+            end += recordedAtKey
+            JSONValue.writeInteger(recordedAt.microseconds, into: &end)
+            end += event.rendered.canonicalTail
+            JSONValue.writeInteger(version, into: &end)
+            end.append(UInt8(ascii: "}"))
+            hasher.update(previous)
+            hasher.update(dataKey)
+            hasher.update(event.data)
+            hasher.update(event.rendered.eventIdMember)
+            hasher.update(event.metadata)
+            hasher.update(end)
+            return hasher.finish()
+        }
+
+        mutating func logChain(previous: [UInt8], hash: [UInt8]) -> [UInt8] {
+            hasher.update(previous)
+            hasher.update(hash)
+            return hasher.finish()
+        }
     }
 
     /// The canonical bytes of an event: a JSON object with sorted keys, whose `data` and `metadata` are the stored
@@ -43,11 +74,17 @@ public enum EventHash {
 
     /// `,"eventId":"…","metadata":`
     static func eventIdMember(_ eventId: UUID) -> [UInt8] {
-        var bytes = Array(",\"eventId\":".utf8)
+        // Room for it all at once (a uuid's text is 36 bytes and needs no escape), rather than grown twice.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(eventIdKey.count + 38 + metadataKey.count)
+        bytes += eventIdKey
         JSONValue.writeString(eventId.lowercasedText, into: &bytes)
-        bytes += ",\"metadata\":".utf8
+        bytes += metadataKey
         return bytes
     }
+
+    private static let eventIdKey = Array(",\"eventId\":".utf8)
+    private static let metadataKey = Array(",\"metadata\":".utf8)
 
     /// `<position>,"recordedAt":<microseconds>`
     private static func canonicalMiddle(position: Int64, recordedAt: Timestamp) -> [UInt8] {
@@ -63,13 +100,20 @@ public enum EventHash {
 
     /// `,"stream":"…","type":"…","version":`
     static func canonicalTail(stream: String, type: String) -> [UInt8] {
-        var bytes = Array(",\"stream\":".utf8)
+        // Room for the usual case at once, names without escapes, rather than grown again and again.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(streamKey.count + typeKey.count + versionKey.count + stream.utf8.count + type.utf8.count + 4)
+        bytes += streamKey
         JSONValue.writeString(stream, into: &bytes)
-        bytes += ",\"type\":".utf8
+        bytes += typeKey
         JSONValue.writeString(type, into: &bytes)
-        bytes += ",\"version\":".utf8
+        bytes += versionKey
         return bytes
     }
+
+    private static let streamKey = Array(",\"stream\":".utf8)
+    private static let typeKey = Array(",\"type\":".utf8)
+    private static let versionKey = Array(",\"version\":".utf8)
 
     /// `<version>}`
     private static func canonicalEnd(version: Int64) -> [UInt8] {

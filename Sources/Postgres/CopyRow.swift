@@ -23,14 +23,24 @@ public struct CopyRow: Sendable, Equatable {
         buffer.reserveCapacity(buffer.count + bytes)
     }
 
-    /// Inside the writer: the next fields begin a new row (in binary, after its field count, set at the end).
-    mutating func startRow() {
+    /// Inside the writer: appends one row built by `build`, whole or not at all.
+    /// - Throws: what `build` throws, or ``PostgresError`` when a field cannot be sent.
+    mutating func row(_ build: (inout CopyRow) throws -> Void) throws {
+        let start = buffer.count
         fields = 0
         problem = nil
-        if format == .binary { buffer.append(contentsOf: [0, 0]) }
-    }
-
-    mutating func endRow(startingAt start: Int) {
+        // In binary, the row starts with its field count, set at the end.
+        if format == .binary {
+            buffer.append(0)
+            buffer.append(0)
+        }
+        do {
+            try build(&self)
+            if let problem { throw PostgresError(.encoding, problem) }
+        } catch {
+            buffer.removeSubrange(start...)
+            throw error
+        }
         switch format {
         case .text:
             buffer.append(0x0A)
@@ -52,13 +62,18 @@ public struct CopyRow: Sendable, Equatable {
     }
 
     /// Byte by byte: appending the value's bytes as a buffer goes through `Array`'s general path for sequences, which
-    /// took more instructions than the whole rest of most fields.
-    private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
-        var shift = T.bitWidth
-        while shift > 0 {
-            shift -= 8
-            buffer.append(UInt8(truncatingIfNeeded: value >> shift))
-        }
+    /// took more instructions than the whole rest of most fields; and in appends written out, not in a loop over the
+    /// shifts, which cost more than the appends.
+    private static func appendBigEndian(_ value: Int32, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(truncatingIfNeeded: value >> 24))
+        buffer.append(UInt8(truncatingIfNeeded: value >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: value >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    private static func appendBigEndian(_ value: Int64, to buffer: inout [UInt8]) {
+        appendBigEndian(Int32(truncatingIfNeeded: value >> 32), to: &buffer)
+        appendBigEndian(Int32(truncatingIfNeeded: value), to: &buffer)
     }
 
     /// Fields rendered ahead, in their order, of the same format.
@@ -109,7 +124,7 @@ public struct CopyRow: Sendable, Equatable {
     /// A float8, in text in the shortest form that reads back the same.
     public mutating func double(_ value: Double) {
         field(binaryLength: 8) { $0.append(contentsOf: value.postgresText.utf8) } binary: {
-            Self.appendBigEndian(value.bitPattern, to: &$0)
+            Self.appendBigEndian(Int64(bitPattern: value.bitPattern), to: &$0)
         }
     }
 

@@ -36,16 +36,9 @@ public final class CopyWriter {
     /// Appends one row built field by field, without first making a string of every value.
     public func row(_ build: (inout CopyRow) throws -> Void) throws {
         guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
-        let rowStart = pending.buffer.count
-        pending.startRow()
-        do {
-            try build(&pending)
-            if let problem = pending.problem { throw PostgresError(.encoding, problem) }
-        } catch {
-            pending.buffer.removeSubrange(rowStart...)
-            throw error
-        }
-        pending.endRow(startingAt: rowStart)
+        // One access to the pending rows for the whole row: each access to a class's stored property is checked for
+        // exclusivity at run time.
+        try pending.row(build)
         rowCount += 1
         if pending.buffer.count >= Self.flushThreshold { try flush() }
     }

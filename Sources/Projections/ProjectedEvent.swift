@@ -279,9 +279,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         self.app = app
         self.os = os
         self.platform = platform
-        // UTC timestamptz text starts with its day.
-        receivedDay = receivedAt.map { String($0.prefix(10)) }
-        capturedDay = capturedAt.map { String($0.prefix(10)) }
+        receivedDay = receivedAt.map(Self.day(of:))
+        capturedDay = capturedAt.map(Self.day(of:))
         self.fix = fix
         self.failure = failure
         self.visit = visit
@@ -299,6 +298,18 @@ public struct ProjectedEvent: Sendable, Equatable {
             binding = nil
         }
         rows = Projector.rows(of: self)
+    }
+
+    /// The day UTC `timestamptz` text starts with: its first ten characters. Taken as bytes when those and the one
+    /// after are ASCII other than a carriage return, each byte then a character: counting characters looks for the
+    /// end of each one, which cost more than the rest of the day.
+    static func day(of text: String) -> String {
+        var text = text
+        let day = text.withUTF8 { utf8 -> String? in
+            guard utf8.prefix(11).allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\r") }) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: utf8.prefix(10)), as: UTF8.self)
+        }
+        return day ?? String(text.prefix(10))
     }
 
     private static func time(_ text: String, _ path: String, position: Int64) throws -> Date {

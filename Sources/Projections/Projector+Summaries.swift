@@ -33,29 +33,46 @@ extension Projector {
     /// key, which a dictionary of keys and a sort of strings built from them took (a tenth of an append).
     struct SharedOrder {
         private var bytes: [UInt8] = []
-        /// Per key: where its bytes lie, and the row it stands for.
-        private var keys: [(start: Int, end: Int, row: Int)] = []
+        /// Per key: where its bytes start (they end where the next key's start), and the row it stands for.
+        private var starts: [(start: Int, row: Int)] = []
 
         init(capacity: Int) {
             bytes.reserveCapacity(capacity * 64)
-            keys.reserveCapacity(capacity)
+            starts.reserveCapacity(capacity)
         }
 
         /// Starts the key of `row`; its fields follow with ``field(_:)``.
         mutating func key(row: Int) {
-            keys.append((bytes.count, bytes.count, row))
+            starts.append((bytes.count, row))
         }
 
         mutating func field(_ text: String) {
-            let count = UInt32(text.utf8.count)
-            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
-            bytes.append(contentsOf: text.utf8)
-            keys[keys.count - 1].end = bytes.count
+            // Its bytes in place: appending `utf8` goes through the general path for sequences.
+            var text = text
+            text.withUTF8 { field(bytes: $0) }
+        }
+
+        /// An integer's field: its eight bytes, most significant first, rather than a string made of its digits.
+        mutating func field(_ value: Int64) {
+            withUnsafeBytes(of: value.bigEndian) { field(bytes: $0.assumingMemoryBound(to: UInt8.self)) }
+        }
+
+        private mutating func field(bytes field: UnsafeBufferPointer<UInt8>) {
+            // Its length, most significant byte first, a byte at a time: the loop over the shifts cost more.
+            let count = UInt32(field.count)
+            bytes.append(UInt8(truncatingIfNeeded: count >> 24))
+            bytes.append(UInt8(truncatingIfNeeded: count >> 16))
+            bytes.append(UInt8(truncatingIfNeeded: count >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: count))
+            bytes.append(contentsOf: field)
         }
 
         /// The rows in the order of their keys, those of equal keys in the order given, in runs of equal keys.
         func runs() -> [ArraySlice<Int>] {
-            var keys = keys
+            var keys = starts.indices.map { index in
+                (start: starts[index].start, end: index + 1 < starts.count ? starts[index + 1].start : bytes.count,
+                 row: starts[index].row)
+            }
             var runs: [Range<Int>] = []
             let rows = bytes.withUnsafeBufferPointer { bytes -> [Int] in
                 let base = bytes.baseAddress
@@ -143,7 +160,7 @@ extension Projector {
             buckets.field(fix.provider)
             buckets.field(Platform.text(events[index].platform))
             buckets.field(events[index].app ?? "")
-            buckets.field(String(Self.accuracyBucket(fix.horizontalAccuracy)))
+            buckets.field(Self.accuracyBucket(fix.horizontalAccuracy))
         }
         let runs = days.runs()
         guard !runs.isEmpty else { return }
@@ -205,11 +222,15 @@ extension Projector {
             case "merchant" where events[index].type == "MerchantAddressFixed": break
             default: continue
             }
-            for (row, quality) in accuracy == "precise" ? [(2 * index, "any"), (2 * index + 1, "precise")] : [(2 * index, "any")] {
-                order.key(row: row)
+            order.key(row: 2 * index)
+            order.field(events[index].entityKind)
+            order.field(events[index].entityId)
+            order.field("any")
+            if accuracy == "precise" {
+                order.key(row: 2 * index + 1)
                 order.field(events[index].entityKind)
                 order.field(events[index].entityId)
-                order.field(quality)
+                order.field("precise")
             }
         }
         let runs = order.runs()

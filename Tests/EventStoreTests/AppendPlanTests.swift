@@ -55,5 +55,16 @@ struct AppendPlanTests {
                 position: 12, eventId: event.eventId, stream: event.stream, version: 3, type: event.type,
                 recordedAt: recordedAt, data: event.data, metadata: event.metadata))
         #expect(EventHash.chain(previous: previous, event, position: 12, recordedAt: recordedAt, version: 3) == whole)
+        // One chainer for a batch: the second event's hash and the log hash between are the one-off ones.
+        var chainer = EventHash.Chainer()
+        let first = chainer.chain(previous: previous, event, position: 12, recordedAt: recordedAt, version: 3)
+        #expect(chainer.logChain(previous: previous, hash: first) == EventHash.logChain(previous: previous, hash: whole))
+        let other = NewEvent(eventId: UUID(), stream: "m-2", type: "U", data: Data("[]".utf8), metadata: Data("{\"b\":2}".utf8))
+        #expect(chainer.chain(previous: first, other, position: 13, recordedAt: recordedAt, version: 0)
+            == EventHash.chain(
+                previous: first,
+                canonical: EventHash.canonicalBytes(
+                    position: 13, eventId: other.eventId, stream: other.stream, version: 0, type: other.type,
+                    recordedAt: recordedAt, data: other.data, metadata: other.metadata)))
     }
 }
