@@ -34,13 +34,7 @@ public enum EventHash {
 
         mutating func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
             end.removeAll(keepingCapacity: true)
-            end += positionKey
-            JSONValue.writeInteger(position, into: &end)
-            end += recordedAtKey
-            JSONValue.writeInteger(recordedAt.microseconds, into: &end)
-            end += event.rendered.canonicalTail
-            JSONValue.writeInteger(version, into: &end)
-            end.append(UInt8(ascii: "}"))
+            writeEnd(position: position, recordedAt: recordedAt, tail: event.rendered.canonicalTail, version: version, into: &end)
             hasher.update(previous)
             hasher.update(dataKey)
             hasher.update(event.data)
@@ -63,10 +57,9 @@ public enum EventHash {
         position: Int64, eventId: UUID, stream: String, version: Int64, type: String,
         recordedAt: Timestamp, data: Data, metadata: Data
     ) -> [UInt8] {
-        dataKey + data + eventIdMember(eventId) + metadata + positionKey
-            + canonicalMiddle(position: position, recordedAt: recordedAt)
-            + canonicalTail(stream: stream, type: type)
-            + canonicalEnd(version: version)
+        var end: [UInt8] = []
+        writeEnd(position: position, recordedAt: recordedAt, tail: canonicalTail(stream: stream, type: type), version: version, into: &end)
+        return dataKey + data + eventIdMember(eventId) + metadata + end
     }
 
     private static let dataKey = Array("{\"data\":".utf8)
@@ -86,14 +79,16 @@ public enum EventHash {
     private static let eventIdKey = Array(",\"eventId\":".utf8)
     private static let metadataKey = Array(",\"metadata\":".utf8)
 
-    /// `<position>,"recordedAt":<microseconds>`
-    private static func canonicalMiddle(position: Int64, recordedAt: Timestamp) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(48)
+    /// Appends `,"position":<position>,"recordedAt":<microseconds>` + `tail` (``canonicalTail(stream:type:)``) +
+    /// `<version>}`: the canonical bytes after the metadata.
+    private static func writeEnd(position: Int64, recordedAt: Timestamp, tail: [UInt8], version: Int64, into bytes: inout [UInt8]) {
+        bytes += positionKey
         JSONValue.writeInteger(position, into: &bytes)
         bytes += recordedAtKey
         JSONValue.writeInteger(recordedAt.microseconds, into: &bytes)
-        return bytes
+        bytes += tail
+        JSONValue.writeInteger(version, into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
     }
 
     private static let recordedAtKey = Array(",\"recordedAt\":".utf8)
@@ -114,14 +109,5 @@ public enum EventHash {
     private static let streamKey = Array(",\"stream\":".utf8)
     private static let typeKey = Array(",\"type\":".utf8)
     private static let versionKey = Array(",\"version\":".utf8)
-
-    /// `<version>}`
-    private static func canonicalEnd(version: Int64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(21)
-        JSONValue.writeInteger(version, into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
 }
 
