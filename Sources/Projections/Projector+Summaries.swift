@@ -222,16 +222,14 @@ extension Projector {
             case "merchant" where events[index].type == "MerchantAddressFixed": break
             default: continue
             }
-            order.key(row: 2 * index)
-            order.field(events[index].entityKind)
-            order.field(events[index].entityId)
-            order.field("any")
-            if accuracy == "precise" {
-                order.key(row: 2 * index + 1)
+            func key(row: Int, quality: String) {
+                order.key(row: row)
                 order.field(events[index].entityKind)
                 order.field(events[index].entityId)
-                order.field("precise")
+                order.field(quality)
             }
+            key(row: 2 * index, quality: "any")
+            if accuracy == "precise" { key(row: 2 * index + 1, quality: "precise") }
         }
         let runs = order.runs()
         guard !runs.isEmpty else { return }
