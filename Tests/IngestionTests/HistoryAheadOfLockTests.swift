@@ -113,9 +113,7 @@ struct HistoryAheadOfLockTests {
         let fixes = try db.connection.query("SELECT position FROM projections.fixes ORDER BY position")
             .map { try $0.decode(0, as: Int64.self) }
         #expect(fixes == [1, 2, 3])
-        let inline = try db.allProjections()
-        _ = try Replayer().replay(db.database.configuration)
-        #expect(try db.allProjections() == inline)
+        try db.expectReplayKeepsProjections()
     }
 
     @Test("an append under the lock that meets rows written ahead of the lock at its positions, batch after batch, is not ended")
@@ -215,9 +213,7 @@ struct HistoryAheadOfLockTests {
         #expect(try db.count("SELECT count(DISTINCT event_id) FROM events") == stored)
         #expect(try db.count("SELECT count(*) FROM projections.fixes") == stored)
         #expect(try Verifier().verify(on: db.connection).firstBrokenLink == nil)
-        let inline = try db.allProjections()
-        _ = try Replayer().replay(db.database.configuration)
-        #expect(try db.allProjections() == inline)
+        try db.expectReplayKeepsProjections()
     }
 
     /// A fresh database, another writer's connection to it, and the decided lines decided on a reading connection
@@ -254,8 +250,6 @@ struct HistoryAheadOfLockTests {
             .map { "\(try $0.decode(0, as: Int64.self)) \(try $0.decode(1, as: UUID.self))" }
         #expect(fixes == events)
         #expect(try Verifier().verify(on: db.connection).firstBrokenLink == nil)
-        let inline = try db.allProjections()
-        _ = try Replayer().replay(db.database.configuration)
-        #expect(try db.allProjections() == inline)
+        try db.expectReplayKeepsProjections()
     }
 }

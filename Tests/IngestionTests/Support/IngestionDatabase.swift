@@ -109,6 +109,13 @@ struct IngestionDatabase {
         ).first!.decode(0)
     }
 
+    /// Expects a replay of the log to give every projection table the contents the appends left in it.
+    func expectReplayKeepsProjections(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let inline = try allProjections()
+        _ = try Replayer().replay(database.configuration)
+        #expect(try allProjections() == inline, sourceLocation: sourceLocation)
+    }
+
     /// Every table of schema `projections`, full contents, by table name.
     func allProjections() throws -> [String: String] {
         let tables = try connection.query(
