@@ -31,14 +31,16 @@ enum EventPayload {
         let platform = submission.actor.resolvedPlatform
         let fix = submission.body.fix
         let failure = submission.body.failure
-        let capturedAt = (failure?.capturedAt ?? fix?.capturedAt)?.date.postgresText
+        let captured = (failure?.capturedAt ?? fix?.capturedAt)?.date
+        let capturedAt = captured?.postgresText
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
             data: data,
             metadata: Data(StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt)),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
-            eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, receivedAt: receivedAt,
+            eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, capturedInstant: captured,
+            receivedAt: receivedAt,
             app: submission.actor.app, os: submission.actor.os, platform: platform,
             fix: assessment.flatMap { assessment in fix.map { historyFix($0, assessment) } },
             failure: failure.map {

@@ -256,13 +256,15 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// metadata it is about to store; replay what it read back from the log.
     /// - Parameters:
     ///   - capturedAt: `timestamptz` text (UTC), as in the metadata; required with a fix or a failure.
+    ///   - capturedInstant: the instant `capturedAt` was written from, when the caller has it (ingest: the validator
+    ///     read it), so that the text is not read back; nil reads the text.
     ///   - receivedAt: `timestamptz` text (UTC), as in the metadata; the time of an unbind.
     ///   - os: the sender's operating system as sent (`data.actor.os`).
     ///   - platform: the sender's ``Actor/resolvedPlatform``.
     ///   - boundMerchantId: the merchant of a bind or unbind (`data.merchantId`); required for those.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
-        receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
+        capturedInstant: Date? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
         boundMerchantId: String?
     ) throws {
         self.position = position
@@ -275,7 +277,11 @@ public struct ProjectedEvent: Sendable, Equatable {
         }
         entityKind = String(stream[..<dash])
         entityId = String(stream[stream.utf8.index(after: dash)...])
-        self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
+        if let capturedInstant, capturedAt != nil {
+            self.capturedAt = Self.storedInstant(capturedInstant)
+        } else {
+            self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
+        }
         self.app = app
         self.os = os
         self.platform = platform
@@ -310,6 +316,17 @@ public struct ProjectedEvent: Sendable, Equatable {
             return String(decoding: UnsafeBufferPointer(rebasing: utf8.prefix(10)), as: UTF8.self)
         }
         return day ?? String(text.prefix(10))
+    }
+
+    /// The instant the `timestamptz` text of `date` reads back as: `date` rounded to the microsecond, whole seconds
+    /// and microseconds added as ``Postgres`` reads the text (`Date(postgresText:)`), so that an event built at ingest
+    /// equals the same event read back from the log, and orders the same. For the times a submission may hold
+    /// (``ValidationLimits``), far from `timestamptz`'s limits.
+    static func storedInstant(_ date: Date) -> Date {
+        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Whole seconds rounded down, so that the microseconds after them are never negative, as in the text.
+        let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
+        return Date(timeIntervalSince1970: Double(seconds) + Double(microseconds - seconds * 1_000_000) / 1_000_000)
     }
 
     private static func time(_ text: String, _ path: String, position: Int64) throws -> Date {
