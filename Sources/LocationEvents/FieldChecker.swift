@@ -26,12 +26,36 @@ struct FieldChecker {
     /// counts the rest.
     /// - Parameter what: what the object is, for messages: `a fix`.
     mutating func refuseUnknownMembers(of object: JSONObject, at prefix: String, known: KnownMembers, in what: @autoclosure () -> String) {
+        walk(object, at: prefix, known: known, in: what()) { _, _ in }
+    }
+
+    /// The values of the members of `object` that `Member` names, read in the one walk over its names that refuses
+    /// the others (as ``refuseUnknownMembers(of:at:known:in:)``), rather than looking each up by name.
+    mutating func knownMembers<Member: KnownMember>(of object: JSONObject, at prefix: String, in what: @autoclosure () -> String)
+        -> KnownValues<Member>
+    {
+        let known = Member.known
+        // Where each value is in the object, rather than the values: numbers, not copies of values to retain; kept
+        // in place, not in an array of their own to allocate.
+        var indices = KnownValues<Member>.Indices(repeating: -1)
+        precondition(known.names.count <= indices.count, "an object of more members than KnownValues holds")
+        walk(object, at: prefix, known: known, in: what()) { slot, index in indices[known.given[slot]] = index }
+        return KnownValues(object: object, indices: indices)
+    }
+
+    /// Walks the names of `object` and of `known` together, refusing the unknown ones and giving each known member's
+    /// slot in `known.names` and its index in `object` to `found`.
+    private mutating func walk(
+        _ object: JSONObject, at prefix: String, known: KnownMembers, in what: @autoclosure () -> String,
+        found: (Int, Int) -> Void
+    ) {
         var next = 0
         var refused = 0
-        for key in object.keys {
+        for (index, key) in object.keys.enumerated() {
             // Both are sorted: walk them together, comparing equal names (the common case) before ordering them.
             while next < known.names.count, known.names[next] != key, JSONObject.precedes(known.names[next], key) { next += 1 }
             if next < known.names.count, known.names[next] == key {
+                found(next, index)
                 next += 1
                 continue
             }
@@ -50,7 +74,18 @@ struct FieldChecker {
     static let maximumUnknownMembers = 20
 
     mutating func string(_ object: JSONObject, _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
-        guard let value = Self.member(object, key) else {
+        string(Self.member(object, key), key, at: prefix, required: required, maximumLength: maximumLength)
+    }
+
+    mutating func string<Member: KnownMember>(
+        _ members: KnownValues<Member>, _ member: Member, at prefix: String, required: Bool, maximumLength: Int? = nil
+    ) -> String? {
+        string(members[member], member.name, at: prefix, required: required, maximumLength: maximumLength)
+    }
+
+    /// A string member's value, nil when absent (JSON null counts as absent).
+    private mutating func string(_ value: JSONValue?, _ key: String, at prefix: String, required: Bool, maximumLength: Int?) -> String? {
+        guard let value else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
         }
@@ -97,7 +132,19 @@ struct FieldChecker {
     mutating func enumeration<E: RawRepresentable & CaseIterable>(
         _ type: E.Type, _ object: JSONObject, _ key: String, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
-        guard let string = string(object, key, at: prefix, required: required) else { return nil }
+        enumeration(type, Self.member(object, key), key, at: prefix, required: required)
+    }
+
+    mutating func enumeration<E: RawRepresentable & CaseIterable, Member: KnownMember>(
+        _ type: E.Type, _ members: KnownValues<Member>, _ member: Member, at prefix: String, required: Bool
+    ) -> E? where E.RawValue == String {
+        enumeration(type, members[member], member.name, at: prefix, required: required)
+    }
+
+    private mutating func enumeration<E: RawRepresentable & CaseIterable>(
+        _ type: E.Type, _ value: JSONValue?, _ key: String, at prefix: String, required: Bool
+    ) -> E? where E.RawValue == String {
+        guard let string = string(value, key, at: prefix, required: required, maximumLength: nil) else { return nil }
         guard let value = E(rawValue: string) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
             fail(Self.path(prefix, key), .unknownValue, "\(key) must be one of \(allowed)")
@@ -108,8 +155,11 @@ struct FieldChecker {
 
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
     /// other strings and types `not_a_number`.
-    mutating func finiteNumber(_ object: JSONObject, _ key: String, at prefix: String, what: String) -> Double? {
-        guard let value = Self.member(object, key) else {
+    mutating func finiteNumber<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String, what: String)
+        -> Double?
+    {
+        let key = member.name
+        guard let value = members[member] else {
             fail(Self.path(prefix, key), .required, "\(what) is required")
             return nil
         }
@@ -126,8 +176,9 @@ struct FieldChecker {
         return nil
     }
 
-    mutating func bool(_ object: JSONObject, _ key: String, at prefix: String) -> Bool? {
-        guard let value = Self.member(object, key) else { return nil }
+    mutating func bool<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String) -> Bool? {
+        let key = member.name
+        guard let value = members[member] else { return nil }
         guard case .bool(let bool) = value else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.typeName)")
             return nil
@@ -152,7 +203,15 @@ struct FieldChecker {
 
     /// An optional object; absent and null give nil without error.
     mutating func object(_ object: JSONObject, _ key: String, at prefix: String) -> JSONObject? {
-        guard let value = Self.member(object, key) else { return nil }
+        self.object(Self.member(object, key), key, at: prefix)
+    }
+
+    mutating func object<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String) -> JSONObject? {
+        object(members[member], member.name, at: prefix)
+    }
+
+    private mutating func object(_ value: JSONValue?, _ key: String, at prefix: String) -> JSONObject? {
+        guard let value else { return nil }
         guard case .object(let members) = value else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.typeName)")
             return nil
@@ -163,7 +222,19 @@ struct FieldChecker {
     mutating func timestamp(
         _ object: JSONObject, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
-        guard let text = string(object, key, at: prefix, required: true) else { return nil }
+        timestamp(Self.member(object, key), key, at: prefix, now: now, limits: limits)
+    }
+
+    mutating func timestamp<Member: KnownMember>(
+        _ members: KnownValues<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
+    ) -> Timestamp? {
+        timestamp(members[member], member.name, at: prefix, now: now, limits: limits)
+    }
+
+    private mutating func timestamp(
+        _ value: JSONValue?, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
+    ) -> Timestamp? {
+        guard let text = string(value, key, at: prefix, required: true, maximumLength: nil) else { return nil }
         switch RFC3339.parse(text) {
         case .failure(.missingOffset):
             fail(Self.path(prefix, key), .missingOffset, "\(key) must end with Z or an offset such as +08:00")
@@ -188,8 +259,42 @@ struct FieldChecker {
 /// The member names an object of the submission format may have, sorted as ``JSONObject`` sorts its own.
 struct KnownMembers: Sendable {
     let names: [String]
+    /// Per name in ``names``, its index in the order given.
+    let given: [Int]
 
     init(_ names: [String]) {
-        self.names = names.sorted(by: JSONObject.precedes)
+        let order = names.indices.sorted { JSONObject.precedes(names[$0], names[$1]) }
+        self.names = order.map { names[$0] }
+        given = order
+    }
+}
+
+/// The members of one kind of object of the submission format, each case spelt as its member's name and numbered in
+/// the order of ``names``, so that its value is found by its number (``KnownValues``).
+protocol KnownMember: CaseIterable, RawRepresentable<Int> {
+    /// The cases' names, made once: `Self.allCases.map { String(describing: $0) }`.
+    static var names: [String] { get }
+    static var known: KnownMembers { get }
+}
+
+extension KnownMember {
+    /// The member's name, in messages.
+    var name: String { Self.names[rawValue] }
+}
+
+/// The values of an object's known members (``FieldChecker/knownMembers(of:at:in:)``); JSON null as absent.
+struct KnownValues<Member: KnownMember> {
+    /// Per member, the index of its value in the object, -1 when absent; room for 16 members.
+    typealias Indices = InlineArray<16, Int>
+
+    fileprivate let object: JSONObject
+    fileprivate let indices: Indices
+
+    subscript(member: Member) -> JSONValue? {
+        let index = indices[member.rawValue]
+        guard index >= 0 else { return nil }
+        let value = object.values[index]
+        if case .null = value { return nil }
+        return value
     }
 }

@@ -37,9 +37,7 @@ public struct Fix: Sendable, Hashable, Codable {
     }
 
     /// The JSON field names.
-    public static let fieldNames = [
-        "lat", "lon", "datum", "horizontalAccuracy", "accuracyAuthorization", "provider", "capturedAt", "address", "claimedInRegion",
-    ]
+    public static let fieldNames = FixMember.names
 }
 
 /// A reverse-geocoded address as the SDK returned it. Every part is optional.
@@ -77,7 +75,7 @@ public struct Address: Sendable, Hashable, Codable {
     }
 
     /// The JSON field names, in the order messages list them.
-    public static let fieldNames = ["country", "province", "city", "district", "street", "streetNumber", "poiName", "formatted", "adcode"]
+    public static let fieldNames = AddressMember.names
 }
 
 /// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.
@@ -107,5 +105,29 @@ public struct Actor: Sendable, Hashable, Codable {
     public var resolvedPlatform: Platform? { Platform.of(explicit: platform, os: os) }
 
     /// The JSON field names.
-    public static let fieldNames = ["userId", "app", "appVersion", "deviceId", "os", "platform"]
+    public static let fieldNames = ActorMember.names
+}
+
+/// The members of a fix, in the order of ``Fix/fieldNames``.
+enum FixMember: Int, KnownMember {
+    case lat, lon, datum, horizontalAccuracy, accuracyAuthorization, provider, capturedAt, address, claimedInRegion
+
+    static let names = allCases.map { String(describing: $0) }
+    static let known = KnownMembers(names)
+}
+
+/// The members of an address, in the order messages list them (``Address/fieldNames``).
+enum AddressMember: Int, KnownMember {
+    case country, province, city, district, street, streetNumber, poiName, formatted, adcode
+
+    static let names = allCases.map { String(describing: $0) }
+    static let known = KnownMembers(names)
+}
+
+/// The members of an actor, in the order of ``Actor/fieldNames``.
+enum ActorMember: Int, KnownMember {
+    case userId, app, appVersion, deviceId, os, platform
+
+    static let names = allCases.map { String(describing: $0) }
+    static let known = KnownMembers(names)
 }

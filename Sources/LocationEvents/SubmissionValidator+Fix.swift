@@ -14,19 +14,19 @@ extension SubmissionValidator {
             return nil
         }
         let errorsBefore = checker.errors.count
-        checker.refuseUnknownMembers(of: object, at: "fix", known: Self.fixMembers, in: "a fix")
-        let lat = coordinate(object, "lat", what: "latitude", limit: 90, &checker)
-        let lon = coordinate(object, "lon", what: "longitude", limit: 180, &checker)
+        let members: KnownValues<FixMember> = checker.knownMembers(of: object, at: "fix", in: "a fix")
+        let lat = coordinate(members, .lat, what: "latitude", limit: 90, &checker)
+        let lon = coordinate(members, .lon, what: "longitude", limit: 180, &checker)
         if lat == 0, lon == 0 {
             checker.fail("fix", .nullIsland, "lat and lon are both 0: a default value, not a position")
         }
-        let datum = checker.enumeration(Datum.self, object, "datum", at: "fix", required: false)
-        let accuracy = horizontalAccuracy(object, &checker)
-        let authorization = checker.enumeration(AccuracyAuthorization.self, object, "accuracyAuthorization", at: "fix", required: false)
-        let provider = checker.enumeration(Provider.self, object, "provider", at: "fix", required: true)
-        let capturedAt = checker.timestamp(object, "capturedAt", at: "fix", now: now, limits: limits)
-        let address = self.address(object, &checker)
-        let claimedInRegion = checker.bool(object, "claimedInRegion", at: "fix")
+        let datum = checker.enumeration(Datum.self, members, .datum, at: "fix", required: false)
+        let accuracy = horizontalAccuracy(members, &checker)
+        let authorization = checker.enumeration(AccuracyAuthorization.self, members, .accuracyAuthorization, at: "fix", required: false)
+        let provider = checker.enumeration(Provider.self, members, .provider, at: "fix", required: true)
+        let capturedAt = checker.timestamp(members, .capturedAt, at: "fix", now: now, limits: limits)
+        let address = self.address(members, &checker)
+        let claimedInRegion = checker.bool(members, .claimedInRegion, at: "fix")
 
         guard checker.errors.count == errorsBefore, let lat, let lon, let accuracy, let provider, let capturedAt else { return nil }
         return Fix(
@@ -34,17 +34,19 @@ extension SubmissionValidator {
             provider: provider, capturedAt: capturedAt, address: address, claimedInRegion: claimedInRegion)
     }
 
-    private func coordinate(_ object: JSONObject, _ key: String, what: String, limit: Double, _ checker: inout FieldChecker) -> Double? {
-        guard let value = checker.finiteNumber(object, key, at: "fix", what: what) else { return nil }
+    private func coordinate(
+        _ members: KnownValues<FixMember>, _ member: FixMember, what: String, limit: Double, _ checker: inout FieldChecker
+    ) -> Double? {
+        guard let value = checker.finiteNumber(members, member, at: "fix", what: what) else { return nil }
         guard (-limit...limit).contains(value) else {
-            checker.fail("fix.\(key)", .outOfRange, "\(what) must be within -\(Int(limit))..\(Int(limit))")
+            checker.fail("fix.\(member.name)", .outOfRange, "\(what) must be within -\(Int(limit))..\(Int(limit))")
             return nil
         }
         return value
     }
 
-    private func horizontalAccuracy(_ object: JSONObject, _ checker: inout FieldChecker) -> Double? {
-        guard let value = checker.finiteNumber(object, "horizontalAccuracy", at: "fix", what: "horizontalAccuracy") else { return nil }
+    private func horizontalAccuracy(_ members: KnownValues<FixMember>, _ checker: inout FieldChecker) -> Double? {
+        guard let value = checker.finiteNumber(members, .horizontalAccuracy, at: "fix", what: "horizontalAccuracy") else { return nil }
         if value < 0 {
             checker.fail("fix.horizontalAccuracy", .negativeAccuracy, "a negative horizontalAccuracy means the device had no valid coordinate")
         } else if value == 0 {
@@ -57,16 +59,16 @@ extension SubmissionValidator {
         return nil
     }
 
-    private func address(_ fix: JSONObject, _ checker: inout FieldChecker) -> Address? {
-        guard let object = checker.object(fix, "address", at: "fix") else { return nil }
-        checker.refuseUnknownMembers(of: object, at: "fix.address", known: Self.addressMembers, in: "an address")
-        func field(_ key: String) -> String? {
-            checker.string(object, key, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
+    private func address(_ fix: KnownValues<FixMember>, _ checker: inout FieldChecker) -> Address? {
+        guard let object = checker.object(fix, .address, at: "fix") else { return nil }
+        let members: KnownValues<AddressMember> = checker.knownMembers(of: object, at: "fix.address", in: "an address")
+        func field(_ member: AddressMember) -> String? {
+            checker.string(members, member, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
         }
         let address = Address(
-            country: field("country"), province: field("province"), city: field("city"), district: field("district"),
-            street: field("street"), streetNumber: field("streetNumber"), poiName: field("poiName"),
-            formatted: field("formatted"), adcode: field("adcode"))
+            country: field(.country), province: field(.province), city: field(.city), district: field(.district),
+            street: field(.street), streetNumber: field(.streetNumber), poiName: field(.poiName),
+            formatted: field(.formatted), adcode: field(.adcode))
         if let adcode = address.adcode, !(adcode.utf8.count == 6 && adcode.utf8.allSatisfy { (0x30...0x39).contains($0) }) {
             checker.fail("fix.address.adcode", .invalidAdcode, "adcode must be six digits, such as 310101")
         }

@@ -83,10 +83,6 @@ public struct SubmissionValidator: Sendable {
     /// (``JSON/KnownNames``).
     public static let memberNames = KnownNames(members.flatMap(\.names) + Actor.fieldNames + Fix.fieldNames + Address.fieldNames)
 
-    static let actorMembers = KnownMembers(Actor.fieldNames)
-    static let fixMembers = KnownMembers(Fix.fieldNames)
-    static let addressMembers = KnownMembers(Address.fieldNames)
-
     private func eventId(_ object: JSONObject, _ checker: inout FieldChecker) -> UUID? {
         guard let text = checker.string(object, "eventId", at: "", required: true) else { return nil }
         guard let uuid = Self.uuid(text) else {
@@ -163,14 +159,14 @@ public struct SubmissionValidator: Sendable {
     }
 
     private func actor(_ object: JSONObject, _ checker: inout FieldChecker) -> Actor? {
-        guard let members = checker.object(object, "actor", at: "") else { return nil }
-        checker.refuseUnknownMembers(of: members, at: "actor", known: Self.actorMembers, in: "actor")
-        func field(_ key: String) -> String? {
-            checker.string(members, key, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
+        guard let object = checker.object(object, "actor", at: "") else { return nil }
+        let members: KnownValues<ActorMember> = checker.knownMembers(of: object, at: "actor", in: "actor")
+        func field(_ member: ActorMember) -> String? {
+            checker.string(members, member, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
         }
-        let platform = checker.enumeration(Platform.self, members, "platform", at: "actor", required: false)
+        let platform = checker.enumeration(Platform.self, members, .platform, at: "actor", required: false)
         return Actor(
-            userId: field("userId"), app: field("app"), appVersion: field("appVersion"), deviceId: field("deviceId"), os: field("os"),
+            userId: field(.userId), app: field(.app), appVersion: field(.appVersion), deviceId: field(.deviceId), os: field(.os),
             platform: platform)
     }
 

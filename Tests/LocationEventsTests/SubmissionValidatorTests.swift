@@ -274,6 +274,31 @@ import Testing
         #expect(pairs(merchant("fix.\(key)", .string(value))) == ["fix.\(key) unknown_value"])
     }
 
+    /// The actor's, the fix's and the address's members are read by their place in one walk over each object's
+    /// names: every member of each, all wrong at once, is still reported in the order the format lists them, after
+    /// the object's unknown members, with its path.
+    @Test func everyWrongMemberOfAnObjectIsReportedInTheFormatsOrder() {
+        var value = merchant("actor.zz", .number(1)).setting("fix.aa", .number(1)).setting("fix.address", .object([
+            "zz": .number(1), "adcode": .number(1), "country": .bool(true), "formatted": .array([]), "poiName": .number(2),
+        ]))
+        for key in Actor.fieldNames { value = value.setting("actor.\(key)", .number(1)) }
+        for key in Fix.fieldNames where key != "address" { value = value.setting("fix.\(key)", .object([:])) }
+        #expect(pairs(value) == [
+            "actor.zz unknown_field", "actor.platform wrong_type", "actor.userId wrong_type", "actor.app wrong_type",
+            "actor.appVersion wrong_type", "actor.deviceId wrong_type", "actor.os wrong_type",
+            "fix.aa unknown_field", "fix.lat not_a_number", "fix.lon not_a_number", "fix.datum wrong_type",
+            "fix.horizontalAccuracy not_a_number", "fix.accuracyAuthorization wrong_type", "fix.provider wrong_type",
+            "fix.capturedAt wrong_type", "fix.address.zz unknown_field", "fix.address.country wrong_type",
+            "fix.address.poiName wrong_type", "fix.address.formatted wrong_type", "fix.address.adcode wrong_type",
+            "fix.claimedInRegion wrong_type",
+        ])
+        #expect(Actor.fieldNames == ["userId", "app", "appVersion", "deviceId", "os", "platform"])
+        #expect(Fix.fieldNames == [
+            "lat", "lon", "datum", "horizontalAccuracy", "accuracyAuthorization", "provider", "capturedAt", "address", "claimedInRegion",
+        ])
+        #expect(Address.fieldNames == ["country", "province", "city", "district", "street", "streetNumber", "poiName", "formatted", "adcode"])
+    }
+
     @Test func optionalFixMembersMayBeAbsent() throws {
         let value = merchant("fix.datum", nil).setting("fix.accuracyAuthorization", nil)
             .setting("fix.address", nil).setting("fix.claimedInRegion", .null)
