@@ -7,11 +7,21 @@ enum ProvinceNames {
     /// The region the name denotes, or nil when it names no province-level division of China.
     static func region(of name: String) -> Region? {
         // Foundation's trimming bridges to NSString: only pay for it when an end is white space.
-        let padded = name.unicodeScalars.first?.properties.isWhitespace == true || name.unicodeScalars.last?.properties.isWhitespace == true
+        let padded = isWhiteSpace(name.unicodeScalars.first) || isWhiteSpace(name.unicodeScalars.last)
         let trimmed = padded ? name.trimmingCharacters(in: .whitespacesAndNewlines) : name
         guard !trimmed.isEmpty else { return nil }
         if let region = chinese(trimmed) { return region }
         return english(trimmed)
+    }
+
+    /// Whether the scalar is white space (`Unicode.Scalar.Properties.isWhitespace`). ASCII and the CJK ideographs,
+    /// which names mostly start and end with, are told apart without looking up the property, which cost more than
+    /// recognising the name.
+    static func isWhiteSpace(_ scalar: Unicode.Scalar?) -> Bool {
+        guard let scalar else { return false }
+        if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
+        if (0x4E00...0x9FFF).contains(scalar.value) { return false }
+        return scalar.properties.isWhitespace
     }
 
     /// Compares UTF-8 bytes: `String.hasPrefix` is Unicode-aware and far slower, and these stems need no

@@ -18,6 +18,17 @@ import Testing
         #expect(ProvinceNames.region(of: name) == region)
     }
 
+    /// The quick test of a name's ends for white space agrees with the Unicode property on every scalar it decides
+    /// without it, and on the white space beyond ASCII.
+    @Test func whiteSpaceIsTheUnicodeProperty() {
+        let scalars = (0...0x7F).compactMap(Unicode.Scalar.init) + (0x4E00...0x9FFF).compactMap(Unicode.Scalar.init)
+            + [0x85, 0xA0, 0x1680, 0x2000, 0x200A, 0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0x3001, 0xFEFF].compactMap(Unicode.Scalar.init)
+        for scalar in scalars {
+            #expect(ProvinceNames.isWhiteSpace(scalar) == scalar.properties.isWhitespace, "U+\(String(scalar.value, radix: 16))")
+        }
+        #expect(!ProvinceNames.isWhiteSpace(nil))
+    }
+
     /// Every stem is found, after a country prefix too and before any suffix; the start of a three-character stem
     /// is not one.
     @Test func everyChineseStem() {
