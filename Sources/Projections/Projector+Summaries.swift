@@ -47,7 +47,9 @@ extension Projector {
         }
 
         mutating func field(_ text: String) {
-            // Its bytes in place: appending `utf8` goes through the general path for sequences.
+            // Its bytes in place: appending `utf8` goes through the general path for sequences. Read through the
+            // UTF-8 view's storage, as ``JSONObject`` reads names: `withUTF8` on a copy of the string cost more.
+            if text.utf8.withContiguousStorageIfAvailable({ field(bytes: $0) }) != nil { return }
             var text = text
             text.withUTF8 { field(bytes: $0) }
         }
