@@ -104,7 +104,7 @@ extension GeoledgerAPI {
             throw APIError(
                 .unsupportedMediaType, code: "unsupported_media_type",
                 message: "send the batch in UTF-8 as Content-Type \(EventRoutes.batchMediaTypes.joined(separator: ", ")), not "
-                    + (request.headers["Content-Type"] ?? "without a Content-Type"),
+                    + (request.contentType ?? "without a Content-Type"),
                 field: "Content-Type")
         }
         try request.acceptOnly(["atomic"])

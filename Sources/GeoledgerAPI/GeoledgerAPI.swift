@@ -154,9 +154,11 @@ public final class GeoledgerAPI: Sendable {
             }
             return nil
         case .token(let scope):
-            guard let header = request.headers["Authorization"] else {
+            let sent = request.headers.values(for: "Authorization")
+            guard let header = sent.first else {
                 throw Self.unauthorized("send a token: Authorization: Bearer <token> (geoledger token create)")
             }
+            guard sent.count == 1 else { throw Self.unauthorized("send one Authorization header, not \(sent.count)") }
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw Self.unauthorized("the Authorization header must be: Bearer <token>")

@@ -352,7 +352,7 @@ final class Dispatcher: Sendable {
                 .contentTooLarge, code: "body_too_large",
                 message: "the request body is \(declared) bytes; the limit is \(configuration.maximumBodyBytes) bytes")
         }
-        if case .unsupported(let coding) = ContentCoding(context.headers["Content-Encoding"]) {
+        if case .unsupported(let coding) = ContentCoding(context.headers.combined("Content-Encoding")) {
             return .error(
                 .unsupportedMediaType, code: "unsupported_content_encoding",
                 message: "Content-Encoding \(coding) is not supported: send the body as it is, or gzip",
