@@ -345,6 +345,19 @@ final class Dispatcher: Sendable {
             response.headers.set("Connection", "close")
             return response
         }
+        // libmicrohttpd frames such a body by one of them and ignores the other: a proxy in front may have framed
+        // it by the other (request smuggling, RFC 9112 section 6.3).
+        let lengths = context.headers.values(for: "Content-Length").map(\.trimmingASCIISpaces)
+        if Set(lengths).count > 1 || (!lengths.isEmpty && context.headers.contains("Transfer-Encoding")) {
+            var response = HTTPResponse.error(
+                .badRequest, code: "ambiguous_length",
+                message: Set(lengths).count > 1
+                    ? "the request has Content-Length \(lengths.joined(separator: " and ")): send one"
+                    : "the request has both Content-Length and Transfer-Encoding: send one",
+                field: "Content-Length")
+            response.headers.set("Connection", "close")
+            return response
+        }
         if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingASCIISpaces) }),
             declared > UInt64(configuration.maximumBodyBytes)
         {
