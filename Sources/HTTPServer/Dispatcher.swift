@@ -25,8 +25,14 @@ final class Dispatcher: Sendable {
         /// libmicrohttpd reports them completed.
         var heads: [ObjectIdentifier: RequestStart] = [:]
         /// Connections between requests: from their start, or the end of their last request, until their next
-        /// request line, with when that was.
-        var betweenRequests: [ObjectIdentifier: (connection: ConnectionWatch, since: ContinuousClock.Instant)] = [:]
+        /// request line, with when that was, and when the first bytes of that line came, once the watch saw them.
+        var betweenRequests: [ObjectIdentifier: Waiting] = [:]
+    }
+
+    struct Waiting {
+        let connection: ConnectionWatch
+        let since: ContinuousClock.Instant
+        var firstData: ContinuousClock.Instant? = nil
     }
 
     enum Phase {
@@ -91,13 +97,16 @@ final class Dispatcher: Sendable {
     /// libmicrohttpd calls this when a request line has arrived, before its headers: what it returns is the
     /// request's slot until the headers are whole, so that a client that stops sending them can be answered.
     func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
-        let start = requestStart(connection, targetBytes: strlen(target))
         let watched = Self.watch(of: connection)
-        let answered = state.withLock { state in
+        let (start, answered) = state.withLock { state in
+            let waiting = watched.flatMap { state.betweenRequests.removeValue(forKey: ObjectIdentifier($0)) }
+            // A request line that trickled in: the request began with its first bytes, and its request timeout with
+            // them.
+            let start = requestStart(connection, targetBytes: strlen(target), started: waiting?.firstData ?? .now)
             state.heads[ObjectIdentifier(start)] = start
-            guard let watched else { return false }
+            guard let watched else { return (start, false) }
             // Answered 408 already, when its request line took too long.
-            return state.betweenRequests.removeValue(forKey: ObjectIdentifier(watched)) == nil && watched.isAnswered
+            return (start, waiting == nil && watched.isAnswered)
         }
         if answered { _ = start.claim() }
         return Unmanaged.passRetained(start).toOpaque()
@@ -105,10 +114,13 @@ final class Dispatcher: Sendable {
 
     /// A request from its request line, with its connection's socket and client address: read once a connection,
     /// when it starts (``connection(_:context:code:)``), not once a request.
-    private func requestStart(_ connection: OpaquePointer, targetBytes: Int) -> RequestStart {
+    private func requestStart(
+        _ connection: OpaquePointer, targetBytes: Int, started: ContinuousClock.Instant = .now
+    ) -> RequestStart {
         let watched = Self.watch(of: connection) ?? ConnectionWatch(connection)
         return RequestStart(
-            id: Self.newRequestID(), targetBytes: targetBytes, remoteAddress: watched.remoteAddress, socket: watched.socket)
+            id: Self.newRequestID(), started: started, targetBytes: targetBytes, remoteAddress: watched.remoteAddress,
+            socket: watched.socket)
     }
 
     /// libmicrohttpd calls this when a connection starts and when it is closed (before its socket is).
@@ -119,7 +131,7 @@ final class Dispatcher: Sendable {
         if code == .CONNECTION_NOTIFY_STARTED {
             let watched = ConnectionWatch(connection)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
-            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = (watched, .now) }
+            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now) }
         } else if let existing = context.pointee {
             context.pointee = nil
             let watched = Unmanaged<ConnectionWatch>.fromOpaque(existing).takeRetainedValue()
@@ -149,11 +161,13 @@ final class Dispatcher: Sendable {
                     // libmicrohttpd reads the end of the stream next and closes the connection.
                     _ = shutdown(start.socket, Int32(SHUT_RDWR))
                 }
-                for (key, waiting) in state.betweenRequests where now - waiting.since > configuration.requestTimeout {
+                for (key, waiting) in state.betweenRequests {
                     // A connection that received nothing since is idle, and left to the connection timeout; one that
-                    // did is sending a request line.
+                    // did is sending a request line, which began about when its data was first seen.
                     let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
                     guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
+                    if waiting.firstData == nil { state.betweenRequests[key]?.firstData = now - .milliseconds(silence) }
+                    guard now - waiting.since > configuration.requestTimeout else { continue }
                     state.betweenRequests[key] = nil
                     waiting.connection.markAnswered()
                     let id = Self.newRequestID()
@@ -246,7 +260,7 @@ final class Dispatcher: Sendable {
         if let connection, let watched = Self.watch(of: connection) {
             state.withLock { state in
                 if state.phase != .closed && !watched.isAnswered {
-                    state.betweenRequests[ObjectIdentifier(watched)] = (watched, .now)
+                    state.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now)
                 }
             }
         }
