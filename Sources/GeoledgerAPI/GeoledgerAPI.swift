@@ -190,7 +190,7 @@ public final class GeoledgerAPI: Sendable {
     }
 
     /// 503 while the database cannot be reached (the pool drops broken connections, so a later request connects
-    /// anew); 500 for any other database error.
+    /// anew), saying so when it broke during COMMIT, which may have committed; 500 for any other database error.
     private func databaseFailure(_ error: PostgresError, request: HTTPRequest) -> HTTPResponse {
         log("request \(request.id) \(request.method) \(request.path): \(error)")
         // An error without a SQLSTATE came from libpq, not the server: the connection is gone (a COPY or a COMMIT
@@ -202,13 +202,17 @@ public final class GeoledgerAPI: Sendable {
                 .internalServerError, code: "database_error",
                 message: "the database refused request \(request.id); nothing of it was stored")
         }
-        return Self.unavailable(retryAfter: configuration.retryAfterSeconds)
+        guard error.isCommitOutcomeUnknown else { return Self.unavailable(retryAfter: configuration.retryAfterSeconds) }
+        return Self.unavailable(
+            retryAfter: configuration.retryAfterSeconds,
+            message: "the connection to the database broke while request \(request.id) was committing, so its events may "
+                + "or may not be stored; send it again in \(configuration.retryAfterSeconds) s: those stored answer duplicate")
     }
 
-    static func unavailable(retryAfter: Int) -> HTTPResponse {
+    static func unavailable(retryAfter: Int, message: String? = nil) -> HTTPResponse {
         var response = HTTPResponse.error(
             .serviceUnavailable, code: "database_unavailable",
-            message: "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
+            message: message ?? "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
         response.headers.set("Retry-After", String(retryAfter))
         return response
     }
