@@ -108,8 +108,36 @@ final class Dispatcher: Sendable {
             // Answered 408 already, when its request line took too long.
             return (start, waiting == nil && watched.isAnswered)
         }
-        if answered { _ = start.claim() }
+        let parameters = Self.queryParameterCount(target)
+        if answered {
+            _ = start.claim()
+        } else if parameters > Self.maximumQueryParameters, start.claim() {
+            // libmicrohttpd keeps a record of each query parameter in the connection's memory, and once that is full
+            // closes the connection without an answer (a few thousand short ones do it): this answer goes first.
+            configuration.log("request \(start.id): \(parameters) query parameters; answered 414")
+            answerOnSocket(Self.tooManyParameters, record: start.record(of: Self.tooManyParameters), on: start.socket)
+            _ = shutdown(start.socket, Int32(SHUT_WR))
+        }
         return Unmanaged.passRetained(start).toOpaque()
+    }
+
+    /// More query parameters than any route takes by far, and few enough for libmicrohttpd's memory.
+    static let maximumQueryParameters = 256
+
+    static let tooManyParameters: HTTPResponse = .error(
+        .uriTooLong, code: "too_many_parameters",
+        message: "the request target has more than \(maximumQueryParameters) query parameters")
+
+    /// The query parameters in a request target, as libmicrohttpd splits them: the pieces between `&` after `?`.
+    static func queryParameterCount(_ target: UnsafePointer<CChar>) -> Int {
+        guard let query = strchr(target, Int32(UInt8(ascii: "?"))) else { return 0 }
+        var count = 1
+        var byte = query + 1
+        while byte.pointee != 0 {
+            if byte.pointee == CChar(UInt8(ascii: "&")) { count += 1 }
+            byte += 1
+        }
+        return count
     }
 
     /// A request from its request line, with its connection's socket and client address: read once a connection,

@@ -50,6 +50,19 @@ import Testing
         try Self.expectError(response, status: 414, code: "uri_too_long")
     }
 
+    @Test("a target of thousands of short query parameters gets a 414 with a JSON error, not a closed connection; 256 are read")
+    func manyQueryParametersGet414JSON() async throws {
+        let port = TestPort.base + 57
+        let (many, enough, after) = try await withServer(port: port, router: Self.router) { _ in
+            (try request(port: port, "GET", "/ping?" + Array(repeating: "a=1", count: 2000).joined(separator: "&")),
+             try request(port: port, "GET", "/ping?" + Array(repeating: "a=1", count: 256).joined(separator: "&")),
+             try request(port: port, "GET", "/ping"))
+        }
+        try Self.expectError(many, status: 414, code: "too_many_parameters")
+        #expect(enough.status == 200)
+        #expect(after.status == 200)
+    }
+
     @Test("a head just under the limit is answered")
     func aHeadUnderTheLimitIsAnswered() async throws {
         let port = TestPort.base + 72
