@@ -48,9 +48,14 @@ extension HTTPRequest {
         }
     }
 
+    /// `Content-Type`, every value it was sent with joined by `, `.
+    var contentType: String? {
+        headers.combined("Content-Type")
+    }
+
     /// The `charset` parameter of the body's media type, lower case and unquoted; nil without one.
     var charset: String? {
-        guard let header = headers["Content-Type"] else { return nil }
+        guard let header = contentType else { return nil }
         for parameter in header.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if pair.count == 2, pair[0].lowercased() == "charset" {
@@ -60,8 +65,9 @@ extension HTTPRequest {
         return nil
     }
 
-    /// The media type of the body, lower case, without parameters: `application/json`.
+    /// The media type of the body, lower case, without parameters: `application/json`. Of a `Content-Type` sent
+    /// twice, the two joined, which names no media type.
     var mediaType: String? {
-        headers["Content-Type"].map { ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased() }
+        contentType.map { ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased() }
     }
 }

@@ -15,7 +15,8 @@ enum EventRoutes {
 
     /// The items of a batch body, read as `ingest` reads a file (``SubmissionReader``).
     /// - Throws: 400 when the body is not a batch at all: empty, not starting with `[` or `{`, or a JSON array
-    ///   whose structure breaks (truncated, a stray bracket): then nothing of it is appended. 413 over `limit` items.
+    ///   whose structure breaks (truncated, an element too large to read cut short too, a stray bracket): then
+    ///   nothing of it is appended. 413 over `limit` items.
     static func items(_ body: [UInt8], limit: Int) throws(APIError) -> [SubmissionReader.RawItem] {
         var index = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[index]) { index += 1 }
@@ -33,9 +34,10 @@ enum EventRoutes {
         var reader = SubmissionReader(data: Data(body))
         var items: [SubmissionReader.RawItem] = []
         while let item = reader.next() {
-            if reader.format == .arrayEnded, let problem = item.problem, problem.code == ValidationCode.invalidJSON.rawValue {
+            if reader.isArrayBroken {
                 throw APIError(
-                    .badRequest, code: "not_a_batch", message: "the body is not a complete JSON array: \(problem.message)")
+                    .badRequest, code: "not_a_batch",
+                    message: "the body is not a complete JSON array: \(item.problem?.message ?? "its structure breaks")")
             }
             items.append(item)
             guard items.count <= limit else {
@@ -102,7 +104,7 @@ extension GeoledgerAPI {
             throw APIError(
                 .unsupportedMediaType, code: "unsupported_media_type",
                 message: "send the batch in UTF-8 as Content-Type \(EventRoutes.batchMediaTypes.joined(separator: ", ")), not "
-                    + (request.headers["Content-Type"] ?? "without a Content-Type"),
+                    + (request.contentType ?? "without a Content-Type"),
                 field: "Content-Type")
         }
         try request.acceptOnly(["atomic"])

@@ -154,9 +154,11 @@ public final class GeoledgerAPI: Sendable {
             }
             return nil
         case .token(let scope):
-            guard let header = request.headers["Authorization"] else {
+            let sent = request.headers.values(for: "Authorization")
+            guard let header = sent.first else {
                 throw Self.unauthorized("send a token: Authorization: Bearer <token> (geoledger token create)")
             }
+            guard sent.count == 1 else { throw Self.unauthorized("send one Authorization header, not \(sent.count)") }
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw Self.unauthorized("the Authorization header must be: Bearer <token>")
@@ -188,7 +190,7 @@ public final class GeoledgerAPI: Sendable {
     }
 
     /// 503 while the database cannot be reached (the pool drops broken connections, so a later request connects
-    /// anew); 500 for any other database error.
+    /// anew), saying so when it broke during COMMIT, which may have committed; 500 for any other database error.
     private func databaseFailure(_ error: PostgresError, request: HTTPRequest) -> HTTPResponse {
         log("request \(request.id) \(request.method) \(request.path): \(error)")
         // An error without a SQLSTATE came from libpq, not the server: the connection is gone (a COPY or a COMMIT
@@ -200,13 +202,17 @@ public final class GeoledgerAPI: Sendable {
                 .internalServerError, code: "database_error",
                 message: "the database refused request \(request.id); nothing of it was stored")
         }
-        return Self.unavailable(retryAfter: configuration.retryAfterSeconds)
+        guard error.isCommitOutcomeUnknown else { return Self.unavailable(retryAfter: configuration.retryAfterSeconds) }
+        return Self.unavailable(
+            retryAfter: configuration.retryAfterSeconds,
+            message: "the connection to the database broke while request \(request.id) was committing, so its events may "
+                + "or may not be stored; send it again in \(configuration.retryAfterSeconds) s: those stored answer duplicate")
     }
 
-    static func unavailable(retryAfter: Int) -> HTTPResponse {
+    static func unavailable(retryAfter: Int, message: String? = nil) -> HTTPResponse {
         var response = HTTPResponse.error(
             .serviceUnavailable, code: "database_unavailable",
-            message: "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
+            message: message ?? "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
         response.headers.set("Retry-After", String(retryAfter))
         return response
     }

@@ -39,7 +39,7 @@ extension Dispatcher {
         }
 
         var content = body
-        if case .gzip = ContentCoding(context.headers["Content-Encoding"]) {
+        if case .gzip = ContentCoding(context.headers.combined("Content-Encoding")) {
             do throws(Gzip.InflateError) {
                 content = try Gzip.inflate(body, limit: configuration.maximumBodyBytes)
             } catch {

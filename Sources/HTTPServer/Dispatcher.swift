@@ -25,8 +25,14 @@ final class Dispatcher: Sendable {
         /// libmicrohttpd reports them completed.
         var heads: [ObjectIdentifier: RequestStart] = [:]
         /// Connections between requests: from their start, or the end of their last request, until their next
-        /// request line, with when that was.
-        var betweenRequests: [ObjectIdentifier: (connection: ConnectionWatch, since: ContinuousClock.Instant)] = [:]
+        /// request line, with when that was, and when the first bytes of that line came, once the watch saw them.
+        var betweenRequests: [ObjectIdentifier: Waiting] = [:]
+    }
+
+    struct Waiting {
+        let connection: ConnectionWatch
+        let since: ContinuousClock.Instant
+        var firstData: ContinuousClock.Instant? = nil
     }
 
     enum Phase {
@@ -91,24 +97,58 @@ final class Dispatcher: Sendable {
     /// libmicrohttpd calls this when a request line has arrived, before its headers: what it returns is the
     /// request's slot until the headers are whole, so that a client that stops sending them can be answered.
     func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
-        let start = requestStart(connection, targetBytes: strlen(target))
         let watched = Self.watch(of: connection)
-        let answered = state.withLock { state in
+        let (start, answered) = state.withLock { state in
+            let waiting = watched.flatMap { state.betweenRequests.removeValue(forKey: ObjectIdentifier($0)) }
+            // A request line that trickled in: the request began with its first bytes, and its request timeout with
+            // them.
+            let start = requestStart(connection, targetBytes: strlen(target), started: waiting?.firstData ?? .now)
             state.heads[ObjectIdentifier(start)] = start
-            guard let watched else { return false }
+            guard let watched else { return (start, false) }
             // Answered 408 already, when its request line took too long.
-            return state.betweenRequests.removeValue(forKey: ObjectIdentifier(watched)) == nil && watched.isAnswered
+            return (start, waiting == nil && watched.isAnswered)
         }
-        if answered { _ = start.claim() }
+        let parameters = Self.queryParameterCount(target)
+        if answered {
+            _ = start.claim()
+        } else if parameters > Self.maximumQueryParameters, start.claim() {
+            // libmicrohttpd keeps a record of each query parameter in the connection's memory, and once that is full
+            // closes the connection without an answer (a few thousand short ones do it): this answer goes first.
+            configuration.log("request \(start.id): \(parameters) query parameters; answered 414")
+            answerOnSocket(Self.tooManyParameters, record: start.record(of: Self.tooManyParameters), on: start.socket)
+            _ = shutdown(start.socket, Int32(SHUT_WR))
+        }
         return Unmanaged.passRetained(start).toOpaque()
+    }
+
+    /// More query parameters than any route takes by far, and few enough for libmicrohttpd's memory.
+    static let maximumQueryParameters = 256
+
+    static let tooManyParameters: HTTPResponse = .error(
+        .uriTooLong, code: "too_many_parameters",
+        message: "the request target has more than \(maximumQueryParameters) query parameters")
+
+    /// The query parameters in a request target, as libmicrohttpd splits them: the pieces between `&` after `?`.
+    static func queryParameterCount(_ target: UnsafePointer<CChar>) -> Int {
+        guard let query = strchr(target, Int32(UInt8(ascii: "?"))) else { return 0 }
+        var count = 1
+        var byte = query + 1
+        while byte.pointee != 0 {
+            if byte.pointee == CChar(UInt8(ascii: "&")) { count += 1 }
+            byte += 1
+        }
+        return count
     }
 
     /// A request from its request line, with its connection's socket and client address: read once a connection,
     /// when it starts (``connection(_:context:code:)``), not once a request.
-    private func requestStart(_ connection: OpaquePointer, targetBytes: Int) -> RequestStart {
+    private func requestStart(
+        _ connection: OpaquePointer, targetBytes: Int, started: ContinuousClock.Instant = .now
+    ) -> RequestStart {
         let watched = Self.watch(of: connection) ?? ConnectionWatch(connection)
         return RequestStart(
-            id: Self.newRequestID(), targetBytes: targetBytes, remoteAddress: watched.remoteAddress, socket: watched.socket)
+            id: Self.newRequestID(), started: started, targetBytes: targetBytes, remoteAddress: watched.remoteAddress,
+            socket: watched.socket)
     }
 
     /// libmicrohttpd calls this when a connection starts and when it is closed (before its socket is).
@@ -119,7 +159,7 @@ final class Dispatcher: Sendable {
         if code == .CONNECTION_NOTIFY_STARTED {
             let watched = ConnectionWatch(connection)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
-            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = (watched, .now) }
+            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now) }
         } else if let existing = context.pointee {
             context.pointee = nil
             let watched = Unmanaged<ConnectionWatch>.fromOpaque(existing).takeRetainedValue()
@@ -149,11 +189,13 @@ final class Dispatcher: Sendable {
                     // libmicrohttpd reads the end of the stream next and closes the connection.
                     _ = shutdown(start.socket, Int32(SHUT_RDWR))
                 }
-                for (key, waiting) in state.betweenRequests where now - waiting.since > configuration.requestTimeout {
+                for (key, waiting) in state.betweenRequests {
                     // A connection that received nothing since is idle, and left to the connection timeout; one that
-                    // did is sending a request line.
+                    // did is sending a request line, which began about when its data was first seen.
                     let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
                     guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
+                    if waiting.firstData == nil { state.betweenRequests[key]?.firstData = now - .milliseconds(silence) }
+                    guard now - waiting.since > configuration.requestTimeout else { continue }
                     state.betweenRequests[key] = nil
                     waiting.connection.markAnswered()
                     let id = Self.newRequestID()
@@ -246,7 +288,7 @@ final class Dispatcher: Sendable {
         if let connection, let watched = Self.watch(of: connection) {
             state.withLock { state in
                 if state.phase != .closed && !watched.isAnswered {
-                    state.betweenRequests[ObjectIdentifier(watched)] = (watched, .now)
+                    state.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now)
                 }
             }
         }
@@ -345,6 +387,19 @@ final class Dispatcher: Sendable {
             response.headers.set("Connection", "close")
             return response
         }
+        // libmicrohttpd frames such a body by one of them and ignores the other: a proxy in front may have framed
+        // it by the other (request smuggling, RFC 9112 section 6.3).
+        let lengths = context.headers.values(for: "Content-Length").map(\.trimmingASCIISpaces)
+        if Set(lengths).count > 1 || (!lengths.isEmpty && context.headers.contains("Transfer-Encoding")) {
+            var response = HTTPResponse.error(
+                .badRequest, code: "ambiguous_length",
+                message: Set(lengths).count > 1
+                    ? "the request has Content-Length \(lengths.joined(separator: " and ")): send one"
+                    : "the request has both Content-Length and Transfer-Encoding: send one",
+                field: "Content-Length")
+            response.headers.set("Connection", "close")
+            return response
+        }
         if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingASCIISpaces) }),
             declared > UInt64(configuration.maximumBodyBytes)
         {
@@ -352,7 +407,7 @@ final class Dispatcher: Sendable {
                 .contentTooLarge, code: "body_too_large",
                 message: "the request body is \(declared) bytes; the limit is \(configuration.maximumBodyBytes) bytes")
         }
-        if case .unsupported(let coding) = ContentCoding(context.headers["Content-Encoding"]) {
+        if case .unsupported(let coding) = ContentCoding(context.headers.combined("Content-Encoding")) {
             return .error(
                 .unsupportedMediaType, code: "unsupported_content_encoding",
                 message: "Content-Encoding \(coding) is not supported: send the body as it is, or gzip",

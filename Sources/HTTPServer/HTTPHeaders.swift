@@ -27,6 +27,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
+    /// Every value under `name` joined by `, `, as RFC 9110 reads a field sent more than once (`Content-Encoding:
+    /// gzip` and `Content-Encoding: br` are `gzip, br`); nil when there is none.
+    public func combined(_ name: String) -> String? {
+        let values = values(for: name)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
     public func contains(_ name: String) -> Bool {
         fields.contains { $0.name.equalsIgnoringASCIICase(name) }
     }

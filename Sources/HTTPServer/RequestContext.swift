@@ -172,7 +172,8 @@ final class RequestContext: Sendable {
 /// client stop sending them (it is answered 408), and what the request takes on once they have arrived.
 final class RequestStart: Sendable {
     let id: String
-    let started: ContinuousClock.Instant = .now
+    /// When its first bytes came: its request line's, when they trickled in, else the whole line's.
+    let started: ContinuousClock.Instant
     /// The length of the request target as sent, path and query.
     let targetBytes: Int
     let remoteAddress: String
@@ -180,8 +181,9 @@ final class RequestStart: Sendable {
     let socket: Int32
     private let claimed = Mutex(false)
 
-    init(id: String, targetBytes: Int, remoteAddress: String, socket: Int32) {
+    init(id: String, started: ContinuousClock.Instant = .now, targetBytes: Int, remoteAddress: String, socket: Int32) {
         self.id = id
+        self.started = started
         self.targetBytes = targetBytes
         self.remoteAddress = remoteAddress
         self.socket = socket

@@ -50,6 +50,9 @@ public struct SubmissionReader: Sendable {
     public private(set) var readError: String?
     private var line = 1
     public private(set) var format = Format.undecided
+    /// The JSON array's structure broke (never closed, a stray or missing delimiter, content after it): the item
+    /// just read says what and where, and is the last.
+    public private(set) var isArrayBroken = false
     /// In an array: an element was read, so a `,` or the closing `]` comes next.
     private var afterElement = false
     private var lastElementLine = 0
@@ -169,6 +172,7 @@ public struct SubmissionReader: Sendable {
                 guard refill(scanningAt: &index, keeping: &item) else {
                     format = .arrayEnded
                     if let size = item.oversized(to: index, from: start) {
+                        isArrayBroken = true
                         return tooLarge(item, size: size, at: index, line: itemLine, what: "the element on line \(itemLine)", unclosed: true)
                     }
                     return stop("the input ends inside the element that starts on line \(itemLine): the JSON array is not closed", line: itemLine)
@@ -208,6 +212,7 @@ public struct SubmissionReader: Sendable {
     /// default the current line.
     private mutating func stop(_ message: String, line itemLine: Int? = nil) -> RawItem {
         format = .arrayEnded
+        isArrayBroken = true
         let atEnd = endOfInput
         let kept = copy(start..<min(buffer.count, start + 64))
         start = buffer.count

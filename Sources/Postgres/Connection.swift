@@ -143,7 +143,14 @@ public final class Connection: @unchecked Sendable {
             if isOpen { try? execute("ROLLBACK") }
             throw error
         }
-        let commit = try checkedResult(exec("COMMIT") { conn in PQsendQuery(conn, "COMMIT") }, query: "COMMIT")
+        let commit: ResultHandle
+        do {
+            commit = try checkedResult(exec("COMMIT") { conn in PQsendQuery(conn, "COMMIT") }, query: "COMMIT")
+        } catch var error as PostgresError where error.isConnectionFailure || error.sqlState == nil {
+            // The server may have committed before the connection broke; only its answer was lost.
+            error.isCommitOutcomeUnknown = true
+            throw error
+        }
         if let tag = PQcmdStatus(commit.result), String(cString: tag) == "ROLLBACK" {
             // COMMIT of a failed transaction reports success with a ROLLBACK tag.
             throw PostgresError(.transaction, "the transaction failed earlier and was rolled back at COMMIT")

@@ -35,6 +35,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var column: String?
     /// The SQL text that failed (never the parameter values).
     public var query: String?
+    /// The connection broke while COMMIT was under way: the transaction may have committed, or not.
+    public var isCommitOutcomeUnknown = false
 
     public init(
         _ kind: Kind, _ message: String, sqlState: String? = nil, detail: String? = nil,

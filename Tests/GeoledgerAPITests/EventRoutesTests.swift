@@ -104,6 +104,24 @@ struct EventRoutesTests {
         }
     }
 
+    @Test("an array cut short inside an element too large to read is 400, and nothing of the elements before it is stored")
+    func arrayCutShortInOversizedElement() async throws {
+        try await withAPI { server in
+            let one = Submissions.merchantFix("M1")
+            let oversized = [
+                "\"" + String(repeating: "x", count: 70 << 10),
+                String(repeating: "[", count: 100_000),
+                String(repeating: #"{"a":"#, count: 20_000),
+            ]
+            for element in oversized {
+                let response = try server.call("POST", "/v1/events", token: "ingest", body: Array(("[" + one + "," + element).utf8))
+                #expect(response.status == 400, "\(response.text.prefix(300))")
+                #expect(response.errorCode == "not_a_batch")
+            }
+            #expect(try server.storedCount() == 0)
+        }
+    }
+
     @Test("hostile items are invalid, each on its own, and only the valid events are stored; the server stays up")
     func hostileItems() async throws {
         try await withAPI { server in

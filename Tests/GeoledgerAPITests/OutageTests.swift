@@ -98,3 +98,34 @@ struct OutageTests {
         }
     }
 }
+
+@Suite("A connection lost while a batch commits")
+struct CommitOutcomeTests {
+    @Test("the 503 says the batch may or may not be stored, and a resend appends it once")
+    func connectionLostDuringCommit() async throws {
+        try await withAPI { server in
+            let database = try #require(server.database)
+            // At COMMIT, a deferred trigger ends the session that is committing, as a server going away would.
+            let admin = try database.connect()
+            defer { admin.close() }
+            try admin.execute("""
+                CREATE FUNCTION end_session() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$;
+                CREATE CONSTRAINT TRIGGER end_session AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW EXECUTE FUNCTION end_session();
+                """)
+            let batch = [Submissions.merchantFix("M1")]
+            let cut = try server.post(batch)
+            #expect(cut.status == 503, "\(cut.text)")
+            #expect(cut.errorCode == "database_unavailable")
+            #expect(cut.headers["Retry-After"] == "5")
+            #expect(cut.text.contains("may or may not be stored"), "\(cut.text)")
+
+            try admin.execute("DROP TRIGGER end_session ON events")
+            let again = try server.post(batch)
+            #expect(again.status == 200, "\(again.text)")
+            #expect(try again.statuses == ["appended"])
+            #expect(try server.storedCount() == 1)
+        }
+    }
+}

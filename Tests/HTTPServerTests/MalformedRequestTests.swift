@@ -45,13 +45,17 @@ import Testing
     }
 
     @Test(
-        "an HTTP/1.1 request without Host, or whose Transfer-Encoding is not chunked, is answered 400 at once with a JSON error naming the header",
+        "an HTTP/1.1 request without Host, whose Transfer-Encoding is not chunked, or whose length is ambiguous, is answered 400 at once with a JSON error naming the header",
         arguments: [
             (51, "GET /ok HTTP/1.1\r\n\r\n", "Host", "missing_host"),
             (52, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding",
              "unsupported_transfer_encoding"),
             (53, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: identity\r\n\r\n[]", "Transfer-Encoding",
              "unsupported_transfer_encoding"),
+            (55, "POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\nContent-Length: 7\r\n\r\n[]", "Content-Length",
+             "ambiguous_length"),
+            (56, "POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n",
+             "Content-Length", "ambiguous_length"),
         ])
     func headersTheServerCannotReadAre400(offset: Int, input: String, field: String, code: String) async throws {
         let port = TestPort.base + offset

@@ -50,6 +50,19 @@ import Testing
         try Self.expectError(response, status: 414, code: "uri_too_long")
     }
 
+    @Test("a target of thousands of short query parameters gets a 414 with a JSON error, not a closed connection; 256 are read")
+    func manyQueryParametersGet414JSON() async throws {
+        let port = TestPort.base + 57
+        let (many, enough, after) = try await withServer(port: port, router: Self.router) { _ in
+            (try request(port: port, "GET", "/ping?" + Array(repeating: "a=1", count: 2000).joined(separator: "&")),
+             try request(port: port, "GET", "/ping?" + Array(repeating: "a=1", count: 256).joined(separator: "&")),
+             try request(port: port, "GET", "/ping"))
+        }
+        try Self.expectError(many, status: 414, code: "too_many_parameters")
+        #expect(enough.status == 200)
+        #expect(after.status == 200)
+    }
+
     @Test("a head just under the limit is answered")
     func aHeadUnderTheLimitIsAnswered() async throws {
         let port = TestPort.base + 72
@@ -165,6 +178,37 @@ import Testing
         #expect(outcome.closed)
         #expect(outcome.elapsed >= .milliseconds(900))
         #expect(outcome.elapsed < .seconds(3))
+    }
+
+    @Test("a client that trickles its request line and then its headers gets the 408 once the request timeout has passed since its first byte")
+    func theRequestTimeoutCountsFromTheFirstByte() async throws {
+        let port = TestPort.base + 79
+        let outcome = try await withServer(port: port, router: Self.router, configure: {
+            $0.connectionTimeout = .seconds(5)
+            $0.requestTimeout = .seconds(3)
+        }) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(2))
+            let started = ContinuousClock.now
+            // The request line a byte every 100 ms (2 s), then a header line every 100 ms: never silent long
+            // enough for the connection timeout.
+            var answered = false
+            for piece in "GET /ping HTTP/1.1\r\n".map(String.init) + (0..<60).map({ "X-\($0): y\r\n" }) {
+                if client.isReadable(within: .zero) {
+                    answered = true
+                    break
+                }
+                try client.send(piece)
+                usleep(100_000)
+            }
+            let elapsed = ContinuousClock.now - started
+            let response = answered ? try client.readResponse() : nil
+            return (response: response, elapsed: elapsed)
+        }
+        let response = try #require(outcome.response, "no answer while the request trickled")
+        try SlowClientTests.expectRequestTimeout(response)
+        #expect(outcome.elapsed >= .milliseconds(2900))
+        // Counted from the end of the request line, it would come 2 s later, after 5 s.
+        #expect(outcome.elapsed < .milliseconds(4800))
     }
 
     @Test("a connection kept alive and silent past the request timeout is not answered: its next request is")
