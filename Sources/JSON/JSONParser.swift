@@ -24,8 +24,6 @@ struct JSONParser {
     /// ``parseCanonical(_:)``.
     private var canonical: ByteBuffer?
     private var writesCanonical: Bool { canonical != nil }
-    /// Where an object's members are kept while they are put in order in `canonical`; allocated when first needed.
-    private var scratch: ByteBuffer?
     /// A number's or an escaped string's canonical bytes, on their way to `canonical`.
     private var pending: [UInt8] = []
 
@@ -52,12 +50,10 @@ struct JSONParser {
     static func parseCanonical(_ data: Data, knownNames: KnownNames? = nil) throws -> (value: JSONValue, canonical: Data) {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), knownNames: knownNames)
-            // Canonical JSON is mostly shorter than the text it is read from: room for that, and some.
-            parser.canonical = ByteBuffer(capacity: raw.count + 64)
-            defer {
-                parser.canonical?.deallocate()
-                parser.scratch?.deallocate()
-            }
+            // Canonical JSON is mostly shorter than the text it is read from: room for that twice, as an object put in
+            // order is copied past the end first (``orderCanonicalMembers(namesFrom:canonicalFrom:)``), and some.
+            parser.canonical = ByteBuffer(capacity: 2 * raw.count + 64)
+            defer { parser.canonical?.deallocate() }
             let value = try parser.parseDocument()
             return (value, Data(buffer: parser.canonical!.bytes))
         }
@@ -357,22 +353,25 @@ struct JSONParser {
     }
 
     /// Writes the object at the end of `canonical`, from `objectStart`, again with its members in the order of
-    /// `names[firstName...]`, which has just been sorted.
+    /// `names[firstName...]`, which has just been sorted: over itself, from a copy of it past its end, dropped after.
+    /// (The same bytes in another order: the braces stay where they are.)
     private mutating func orderCanonicalMembers(namesFrom firstName: Int, canonicalFrom objectStart: Int) {
         guard var out = canonical else { return }
-        var members = scratch ?? ByteBuffer(capacity: out.count)
-        members.truncate(to: 0)
-        members.append(out[objectStart..<out.count])
-        out.truncate(to: objectStart)
-        out.append(UInt8(ascii: "{"))
+        let end = out.count
+        out.appendCopy(of: objectStart..<end)
+        let copied = end - objectStart
+        var place = objectStart + 1
         for position in firstName..<names.count {
-            if position > firstName { out.append(UInt8(ascii: ",")) }
+            if position > firstName {
+                out[place] = UInt8(ascii: ",")
+                place += 1
+            }
             let member = names[position].member
-            out.append(members[(member.lowerBound - objectStart)..<(member.upperBound - objectStart)])
+            out.copy(member.lowerBound + copied..<member.upperBound + copied, to: place)
+            place += member.count
         }
-        out.append(UInt8(ascii: "}"))
+        out.truncate(to: end)
         canonical = out
-        scratch = members
     }
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.
