@@ -273,12 +273,7 @@ struct JSONParser {
         if let knownNames {
             // To the closing quote, unless a backslash or a control character comes first: then it is read as any string is.
             let input = bytes
-            var end = start
-            while end < input.count {
-                let byte = input[end]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-                end += 1
-            }
+            let end = Self.plainRun(in: input, from: start).end
             if end < input.count, input[end] == UInt8(ascii: "\"") {
                 let text = UnsafeBufferPointer(rebasing: input[start..<end])
                 let head = JSONObject.head(text)
@@ -424,20 +419,15 @@ struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes.
-        var allBits: UInt8 = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                // ASCII needs no validation, and String(decoding:) is much faster than String(validating:).
-                let text = allBits < 0x80 ? String(decoding: run, as: UTF8.self) : try decodeUTF8(run)
-                index += 1
-                return text
-            }
-            allBits |= byte
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw error("control character in a string") }
+        let (end, ascii) = Self.plainRun(in: bytes, from: start)
+        index = end
+        if let byte = current, byte != UInt8(ascii: "\\") {
+            guard byte == UInt8(ascii: "\"") else { throw error("control character in a string") }
+            let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            // ASCII needs no validation.
+            let text = ascii ? String(decoding: run, as: UTF8.self) : try decodeUTF8(run)
             index += 1
+            return text
         }
         var scratch = Array(bytes[start..<index])
         while index < bytes.count {
@@ -462,6 +452,44 @@ struct JSONParser {
     /// The string whose UTF-8 is `buffer`. `String(decoding:)` replaces what is not UTF-8 with U+FFFD, so the bytes are
     /// UTF-8 exactly when the string's are the same bytes. (`String(validating:)` took four times the instructions,
     /// most of them looking up its generic types at run time.)
+    /// Where the run of bytes from `start` on ends that a string holds as they are: at the first quote, backslash or
+    /// control character (below 0x20), or at the end of `bytes`; and whether the run is all ASCII.
+    ///
+    /// Eight bytes at a time, as one number: a byte of it is 0 where the byte equals the one it is compared with (their
+    /// exclusive or), and `(x - 0x0101…) & ~x & 0x8080…` marks each byte of `x` that is 0, and `(x - 0x2020…) & ~x &
+    /// 0x8080…` each below 0x20. A mark can be wrong only above (after) a right one, from the borrow of a subtraction:
+    /// the lowest mark is always right. Byte by byte, the same took most of the time of reading a string.
+    static func plainRun(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, ascii: Bool) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        var allBits: UInt64 = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+                let marks = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+                if marks != 0 {
+                    // The bytes before the first mark, the lowest in the number, belong to the run.
+                    let before = marks.trailingZeroBitCount / 8
+                    if before > 0 { allBits |= word & (UInt64.max >> (64 - 8 * before)) }
+                    return (index + before, allBits & highs == 0)
+                }
+                allBits |= word
+                index += 8
+            }
+        }
+        var tail: UInt8 = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            tail |= byte
+            index += 1
+        }
+        return (index, allBits & highs == 0 && tail < 0x80)
+    }
+
     private func decodeUTF8(_ buffer: UnsafeBufferPointer<UInt8>) throws -> String {
         var text = String(decoding: buffer, as: UTF8.self)
         let same = text.withUTF8 { decoded in
