@@ -40,8 +40,13 @@ struct ByteBuffer {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    /// A word of a few bytes (`{`, `":`, `false`) is copied byte by byte: a call to copy memory cost more than that.
     mutating func append(_ word: StaticString) {
-        append(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        let more = word.utf8CodeUnitCount
+        if count + more > capacity { grow(toHold: more) }
+        let source = word.utf8Start
+        for offset in 0..<more { base[count + offset] = source[offset] }
+        count += more
     }
 
     /// Appends a copy of the bytes at `range`.
