@@ -449,9 +449,6 @@ struct JSONParser {
         throw error("unterminated string")
     }
 
-    /// The string whose UTF-8 is `buffer`. `String(decoding:)` replaces what is not UTF-8 with U+FFFD, so the bytes are
-    /// UTF-8 exactly when the string's are the same bytes. (`String(validating:)` took four times the instructions,
-    /// most of them looking up its generic types at run time.)
     /// Where the run of bytes from `start` on ends that a string holds as they are: at the first quote, backslash or
     /// control character (below 0x20), or at the end of `bytes`; and whether the run is all ASCII.
     ///
@@ -490,6 +487,9 @@ struct JSONParser {
         return (index, allBits & highs == 0 && tail < 0x80)
     }
 
+    /// The string whose UTF-8 is `buffer`. `String(decoding:)` replaces what is not UTF-8 with U+FFFD, so the bytes are
+    /// UTF-8 exactly when the string's are the same bytes. (`String(validating:)` took four times the instructions,
+    /// most of them looking up its generic types at run time.)
     private func decodeUTF8(_ buffer: UnsafeBufferPointer<UInt8>) throws -> String {
         var text = String(decoding: buffer, as: UTF8.self)
         let same = text.withUTF8 { decoded in
