@@ -67,13 +67,26 @@ public enum EventHash {
 
     /// `,"eventId":"…","metadata":`
     static func eventIdMember(_ eventId: UUID) -> [UInt8] {
-        // Room for it all at once (a uuid's text is 36 bytes and needs no escape), rather than grown twice.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(eventIdKey.count + 38 + metadataKey.count)
-        bytes += eventIdKey
-        JSONValue.writeString(eventId.lowercasedText, into: &bytes)
-        bytes += metadataKey
-        return bytes
+        // Written at once into an array of its size: a uuid's text needs no escape, so it is written quoted as it is,
+        // without making a string of it first.
+        let count = eventIdKey.count + UUID.textCount + 2 + metadataKey.count
+        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+            var index = 0
+            func write(_ part: [UInt8]) {
+                for byte in part {
+                    bytes[index] = byte
+                    index += 1
+                }
+            }
+            write(eventIdKey)
+            bytes[index] = UInt8(ascii: "\"")
+            eventId.writeLowercasedText(into: UnsafeMutableBufferPointer(rebasing: bytes[(index + 1)...]))
+            index += 1 + UUID.textCount
+            bytes[index] = UInt8(ascii: "\"")
+            index += 1
+            write(metadataKey)
+            initialized = index
+        }
     }
 
     private static let eventIdKey = Array(",\"eventId\":".utf8)

@@ -40,8 +40,39 @@ struct ByteBuffer {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    /// A word of a few bytes (`{`, `":`, `false`) is copied byte by byte: a call to copy memory cost more than that.
     mutating func append(_ word: StaticString) {
-        append(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        let more = word.utf8CodeUnitCount
+        if count + more > capacity { grow(toHold: more) }
+        let source = word.utf8Start
+        for offset in 0..<more { base[count + offset] = source[offset] }
+        count += more
+    }
+
+    /// Appends a copy of the bytes at `range`.
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        if count + range.count > capacity { grow(toHold: range.count) }
+        (base + count).update(from: base + range.lowerBound, count: range.count)
+        count += range.count
+    }
+
+    /// Copies the bytes at `range` over those from `offset` on; the two must not overlap.
+    mutating func copy(_ range: Range<Int>, to offset: Int) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count && offset >= 0 && offset + range.count <= count)
+        precondition(offset + range.count <= range.lowerBound || range.upperBound <= offset, "overlapping copy")
+        (base + offset).update(from: base + range.lowerBound, count: range.count)
+    }
+
+    subscript(offset: Int) -> UInt8 {
+        get {
+            precondition(offset >= 0 && offset < count)
+            return base[offset]
+        }
+        set {
+            precondition(offset >= 0 && offset < count)
+            base[offset] = newValue
+        }
     }
 
     /// Keeps the first `count` bytes.

@@ -1,25 +1,44 @@
 /// Writes a JSON object in canonical form (see ``JSONValue/canonicalData()``) straight from typed values, for a
 /// writer whose member names are fixed: the names must come in canonical order, UTF-8 byte order, which is checked
 /// in debug builds. The bytes equal those of the same object built as a ``JSONValue`` and made canonical.
-public struct CanonicalObjectWriter {
-    public private(set) var bytes: [UInt8]
+///
+/// The bytes go through a pointer into a ``ByteBuffer`` this writer owns, and are copied into an array once, by
+/// ``finish()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
+/// uniqueness and capacity again, which cost more than the bytes. So the writer cannot be copied.
+public struct CanonicalObjectWriter: ~Copyable {
+    private var buffer: ByteBuffer
+    /// False for a nested object's writer, which writes into its parent's buffer and gives it back.
+    private let ownsBuffer: Bool
     private var previousName: StaticString?
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "{"))
+        buffer = ByteBuffer(capacity: capacity)
+        ownsBuffer = true
+        buffer.append(UInt8(ascii: "{"))
     }
+
+    /// A writer for a nested object, writing on into `buffer`.
+    private init(nestedIn buffer: ByteBuffer) {
+        self.buffer = buffer
+        ownsBuffer = false
+    }
+
+    deinit {
+        if ownsBuffer { buffer.deallocate() }
+    }
+
+    /// The bytes written so far.
+    public var bytes: [UInt8] { Array(buffer.bytes) }
 
     /// The finished object.
     public consuming func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        buffer.append(UInt8(ascii: "}"))
+        return Array(buffer.bytes)
     }
 
     public mutating func string(_ name: StaticString, _ value: String) {
         self.name(name)
-        JSONValue.writeString(value, into: &bytes)
+        write(value)
     }
 
     /// Writes the member only when there is a value: an absent optional is left out, not written as null.
@@ -29,22 +48,22 @@ public struct CanonicalObjectWriter {
 
     public mutating func number(_ name: StaticString, _ value: Double) {
         self.name(name)
-        JSONValue.writeNumber(value, into: &bytes)
+        JSONValue.withCanonicalNumber(value) { buffer.append($0) }
     }
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {
         self.name(name)
-        append(value ? "true" : "false")
+        buffer.append(value ? "true" : "false")
     }
 
     public mutating func strings(_ name: StaticString, _ values: [String]) {
         self.name(name)
-        bytes.append(UInt8(ascii: "["))
+        buffer.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(value, into: &bytes)
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            write(value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        buffer.append(UInt8(ascii: "]"))
     }
 
     /// A member whose value is an object, written by `members`.
@@ -57,43 +76,49 @@ public struct CanonicalObjectWriter {
     /// over a collection, which another module would call unspecialised, at a cost per element.)
     public mutating func objects(_ name: StaticString, count: Int, _ members: (inout CanonicalObjectWriter, Int) -> Void) {
         self.name(name)
-        bytes.append(UInt8(ascii: "["))
+        buffer.append(UInt8(ascii: "["))
         for index in 0..<count {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
             nestedObject { members(&$0, index) }
         }
-        bytes.append(UInt8(ascii: "]"))
+        buffer.append(UInt8(ascii: "]"))
     }
 
     private mutating func nestedObject(_ members: (inout CanonicalObjectWriter) -> Void) {
-        // The inner writer takes the buffer over and gives it back, so that it is never shared, and never copied.
-        var inner = CanonicalObjectWriter(nestedIn: ())
-        swap(&inner.bytes, &bytes)
-        inner.bytes.append(UInt8(ascii: "{"))
+        buffer.append(UInt8(ascii: "{"))
+        var inner = CanonicalObjectWriter(nestedIn: buffer)
         members(&inner)
-        inner.bytes.append(UInt8(ascii: "}"))
-        swap(&inner.bytes, &bytes)
-    }
-
-    /// A writer for a nested object, with no buffer of its own yet.
-    private init(nestedIn: Void) {
-        bytes = []
+        // Taken back as the inner writer left it: growing, it may have moved.
+        buffer = inner.buffer
+        buffer.append(UInt8(ascii: "}"))
     }
 
     private mutating func name(_ name: StaticString) {
         if let previousName {
             assert(Self.precedes(previousName, name), "member \(name) must come before \(previousName)")
-            bytes.append(UInt8(ascii: ","))
+            buffer.append(UInt8(ascii: ","))
         }
         previousName = name
-        bytes.append(UInt8(ascii: "\""))
-        append(name)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(name)
+        buffer.append("\":")
     }
 
-    private mutating func append(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    /// ``JSONValue/quoted(_:)`` of `value`.
+    private mutating func write(_ value: String) {
+        var value = value
+        let plain = value.withUTF8 { bytes in
+            guard JSONValue.needsNoEscape(bytes) else { return false }
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(bytes)
+            buffer.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !plain {
+            var escaped: [UInt8] = []
+            JSONValue.writeString(value, into: &escaped)
+            buffer.append(escaped)
+        }
     }
 
     private static func precedes(_ first: StaticString, _ second: StaticString) -> Bool {

@@ -84,6 +84,8 @@ public struct JSONObject: Sendable, Hashable {
     static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let count = Swift.min(bytes.count, 8)
         guard count > 0, let base = bytes.baseAddress else { return 0 }
+        // Eight bytes or more: the first eight read as one number, rather than shifted in one by one.
+        if count == 8 { return UnsafeRawPointer(base).loadUnaligned(as: UInt64.self).bigEndian }
         var head: UInt64 = 0
         for index in 0..<count { head = head << 8 | UInt64(base[index]) }
         return head << (8 * (8 - count))

@@ -46,19 +46,29 @@ extension JSONValue {
 
     /// Appends ``canonicalNumber(_:)`` of `value` to `out`; integers are written digit by digit, without a string.
     static func writeNumber(_ value: Double, into out: inout [UInt8]) {
+        withCanonicalNumber(value) { out.append(contentsOf: $0) }
+    }
+
+    /// Gives `body` the UTF-8 of ``canonicalNumber(_:)`` of `value`; integers are written digit by digit, without a
+    /// string.
+    static func withCanonicalNumber(_ value: Double, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard value.isFinite, value == value.rounded(.towardZero), abs(value) < exactIntegerLimit else {
             var text = canonicalNumber(value)
-            text.withUTF8 { out.append(contentsOf: $0) }
+            text.withUTF8(body)
             return
         }
-        writeInteger(Int64(value), into: &out)  // -0.0 is written 0
+        withDigits(of: Int64(value), body)  // -0.0 is written 0
     }
 
     /// Appends the decimal digits of `value` to `out`, as `String(value)` writes them, without making the string.
     public static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of any magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        withDigits(of: value) { out.append(contentsOf: $0) }
+    }
+
+    /// Gives `body` the decimal digits of `value`, as `String(value)` writes them, without making the string.
+    static func withDigits(of value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        // Room for a sign and the 20 digits of any magnitude, on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
             var magnitude = value.magnitude
             var start = buffer.count
             repeat {
@@ -66,7 +76,11 @@ extension JSONValue {
                 buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out.append(contentsOf: buffer[start...])
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            body(UnsafeBufferPointer(rebasing: buffer[start...]))
         }
     }
 
@@ -91,12 +105,18 @@ extension JSONValue {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether canonical JSON writes these UTF-8 bytes between quotes as they are: they hold no quote, backslash or
+    /// control character.
+    static func needsNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+    }
+
     /// Appends ``quoted(_:)`` of `string` to `out`.
     public static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         let plain = string.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard needsNoEscape(bytes) else { return false }
             out.append(contentsOf: bytes)
             return true
         }

@@ -5,20 +5,29 @@ extension UUID {
     /// (Foundation's `uuidString` is uppercase and goes through `printf`, which showed in ingest profiles.)
     /// Written straight into the string's storage: through an array first, it cost thousands of instructions an event.
     public var lowercasedText: String {
+        String(unsafeUninitializedCapacity: Self.textCount) { text in
+            writeLowercasedText(into: text)
+            return Self.textCount
+        }
+    }
+
+    /// The length of ``lowercasedText``, in bytes.
+    public static let textCount = 36
+
+    /// Writes ``lowercasedText`` at the start of `text`, which has room for its ``textCount`` bytes.
+    public func writeLowercasedText(into text: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(text.count >= Self.textCount, "no room for a uuid's text")
         withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { text in
-                var index = 0
-                for group in Self.groups {
-                    if group.lowerBound > 0 {
-                        text[index] = UInt8(ascii: "-")
-                        index += 1
-                    }
-                    for offset in group {
-                        (text[index], text[index + 1]) = ByteaHex.digits(of: bytes[offset])
-                        index += 2
-                    }
+            var index = 0
+            for group in Self.groups {
+                if group.lowerBound > 0 {
+                    text[index] = UInt8(ascii: "-")
+                    index += 1
                 }
-                return index
+                for offset in group {
+                    (text[index], text[index + 1]) = ByteaHex.digits(of: bytes[offset])
+                    index += 2
+                }
             }
         }
     }

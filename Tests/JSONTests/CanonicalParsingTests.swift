@@ -152,3 +152,41 @@ import Testing
         }
     }
 }
+
+/// The run of bytes a string holds as they are is found eight bytes at a time: it ends where it ends byte by byte.
+@Suite struct PlainRunTests {
+    /// Byte by byte: the first quote, backslash or control character from `start` on, and whether all before is ASCII.
+    private static func expected(_ bytes: [UInt8], from start: Int) -> (end: Int, ascii: Bool) {
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        return (end, bytes[start..<end].allSatisfy { $0 < 0x80 })
+    }
+
+    @Test func endsWhereItEndsByteByByte() {
+        // Ordinary bytes around every kind of end, in every position of a word, and bytes just beside those that end a run.
+        let alphabet: [UInt8] = [0x61, 0x7F, 0x80, 0xE4, 0xFF, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x1F, 0x00, 0x0A, 0x22, 0x5C, 0x01, 0xA2, 0xDC]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<20_000 {
+            let count = next(40)
+            // Mostly ordinary bytes, so that runs are long.
+            let bytes = (0..<count).map { _ in next(4) == 0 ? alphabet[next(alphabet.count)] : alphabet[next(5)] }
+            let start = count == 0 ? 0 : next(count + 1)
+            let found = bytes.withUnsafeBufferPointer { JSONParser.plainRun(in: $0, from: start) }
+            let wanted = Self.expected(bytes, from: start)
+            #expect(found.end == wanted.end && found.ascii == wanted.ascii, "\(bytes) from \(start)")
+            if found.end != wanted.end || found.ascii != wanted.ascii { return }
+        }
+    }
+
+    @Test("a control character is named at its byte, wherever it is in a string", arguments: 0..<20)
+    func controlCharacterAtItsByte(offset: Int) {
+        let text = "\"" + String(repeating: "a", count: offset) + "\u{01}" + String(repeating: "é", count: 10) + "\""
+        #expect(throws: JSONValueError.malformed("control character in a string at byte \(offset + 1)")) {
+            try JSONValue(parsing: Data(text.utf8))
+        }
+    }
+}

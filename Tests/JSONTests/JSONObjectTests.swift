@@ -65,6 +65,23 @@ import Testing
         #expect(names.filter { $0 != "accuracyA" }.allSatisfy { changed[$0] == .string($0) })
     }
 
+    @Test("a name's head is its first 8 bytes, big-endian, zeros after a shorter name; heads that differ order their names")
+    func headsAreTheFirstEightBytes() {
+        let names = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "accuracyAuthorization", "é", "上海", "上海市黄浦区", "zzzzzzzz", "\u{7F}\u{80}"]
+        for name in names {
+            let bytes = Array(name.utf8)
+            var expected: UInt64 = 0
+            for index in 0..<8 { expected = expected << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+            #expect(JSONObject.head(name) == expected, "\(name)")
+            #expect(bytes.withUnsafeBufferPointer { JSONObject.head($0) } == expected, "\(name)")
+        }
+        for left in names {
+            for right in names where JSONObject.head(left) != JSONObject.head(right) {
+                #expect((JSONObject.head(left) < JSONObject.head(right)) == JSONObject.precedes(left, right), "\(left) \(right)")
+            }
+        }
+    }
+
     @Test func iterationFollowsTheNames() {
         let object: JSONObject = ["b": .number(2), "a": .number(1)]
         #expect(object.map(\.key) == ["a", "b"] && object.map(\.value) == [.number(1), .number(2)])

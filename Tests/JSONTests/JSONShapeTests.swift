@@ -72,4 +72,32 @@ import Testing
         ])
         #expect(written == Array(same.canonicalData()))
     }
+
+    /// The writer starts with room for a few bytes: its buffer grows, and moves, while nested objects are written.
+    @Test func objectsNestedAndListedGiveTheSameBytesHoweverTheBufferGrows() {
+        var writer = CanonicalObjectWriter(capacity: 1)
+        writer.number("big", -9_007_199_254_740_991)
+        writer.objects("list", count: 30) { members, index in
+            members.string("escaped", "line \(index)\n\u{01}")
+            members.object("inner") { inner in
+                inner.number("n", Double(index) * -1.5)
+                inner.strings("words", Array(repeating: "上海市黄浦区", count: index))
+            }
+        }
+        writer.bool("z", true)
+        let written = writer.finish()
+        let same = JSONValue.object([
+            "big": .number(-9_007_199_254_740_991), "z": .bool(true),
+            "list": .array((0..<30).map { index in
+                .object([
+                    "escaped": .string("line \(index)\n\u{01}"),
+                    "inner": .object([
+                        "n": .number(Double(index) * -1.5),
+                        "words": .array(Array(repeating: .string("上海市黄浦区"), count: index)),
+                    ]),
+                ])
+            }),
+        ])
+        #expect(written == Array(same.canonicalData()))
+    }
 }

@@ -139,6 +139,30 @@ struct JSONParserTests {
         #expect(try parse("\"上海市黄浦区\"") == .string("上海市黄浦区"))
     }
 
+    @Test("bytes that are not UTF-8 in a string are refused where the string ends, also where U+FFFD would take their place byte for byte", arguments: [
+        [0xFF], [0xC3, 0x28], [0xF0, 0x90, 0x80], [0xED, 0xA0, 0x80], [0xC0, 0x80], [0xE4, 0xB8], [0xF4, 0x90, 0x80, 0x80],
+    ] as [[UInt8]])
+    func invalidUTF8(sequence: [UInt8]) {
+        let n = sequence.count
+        let plain = Data(#""a"#.utf8) + Data(sequence) + Data(#"b""#.utf8)
+        let escaped = Data(#""\ta"#.utf8) + Data(sequence) + Data(#"""#.utf8)
+        for (data, at) in [(plain, n + 3), (escaped, n + 5), (Data(#"{"k":"#.utf8) + plain + Data("}".utf8), n + 8)] {
+            let error = JSONValueError.malformed("invalid UTF-8 in a string at byte \(at)")
+            #expect(throws: error) { try JSONValue(parsing: data) }
+            #expect(throws: error) { try JSONValue.parsingCanonical(data) }
+        }
+    }
+
+    @Test func validUTF8IsKeptAsItCame() throws {
+        for text in ["a\u{FFFD}b", "😀", "上海市", "é", "\u{10FFFF}x", "a\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}"] {
+            let data = Data(("\"" + text + "\"").utf8)
+            #expect(try JSONValue(parsing: data) == .string(text))
+            let (value, canonical) = try JSONValue.parsingCanonical(data)
+            #expect(value == .string(text))
+            #expect(canonical == data)
+        }
+    }
+
     @Test("an object naming a member twice is refused, naming its path (I-JSON, RFC 7493)", arguments: [
         (#"{"lat":91,"lat":31.2}"#, "lat"),
         (#"{"fix":{"lat":91,"lon":1,"lat":31.2}}"#, "fix.lat"),
