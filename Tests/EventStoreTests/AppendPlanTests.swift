@@ -1,5 +1,6 @@
 @testable import EventStore
 import Foundation
+import JSON
 import Testing
 
 @Suite("Version checks")
@@ -41,6 +42,14 @@ struct AppendPlanTests {
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text == #"{"data":{"a":1},"eventId":"0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40","metadata":{},"position":7,"recordedAt":1764410400000001,"stream":"m-\"1","type":"T","version":2}"#)
         #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
+    }
+
+    @Test("the canonical bytes from the stream to the version quote the stream and the type as JSON does, escaped or not")
+    func canonicalTail() {
+        for (stream, type) in [("merchant-M1", "VisitRecorded"), ("m-\"1", "T"), ("m-1", "T\\"), ("商户-上海", "T\u{1}"), ("", "")] {
+            let expected = ",\"stream\":" + JSONValue.quoted(stream) + ",\"type\":" + JSONValue.quoted(type) + ",\"version\":"
+            #expect(EventHash.canonicalTail(stream: stream, type: type) == Array(expected.utf8), "\(stream) \(type)")
+        }
     }
 
     @Test("the hash of an event rendered ahead is the hash of its canonical bytes")
