@@ -124,17 +124,9 @@ import Testing
             let client = try RawClient(port: port, timeout: .seconds(2))
             try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n")
             let started = ContinuousClock.now
-            // A header line every 100 ms: never silent long enough for the connection timeout.
-            var answered = false
             var ping: RawClient.Response?
-            for sent in 0..<60 {
-                if client.isReadable(within: .zero) {
-                    answered = true
-                    break
-                }
-                try client.send("X-\(sent): y\r\n")
+            let answered = try client.trickle((0..<60).map { "X-\($0): y\r\n" }) { sent in
                 if sent == 3 { ping = try request(port: port, "GET", "/ping") }
-                usleep(100_000)
             }
             let elapsed = ContinuousClock.now - started
             let response = answered ? try client.readResponse() : nil
@@ -159,16 +151,7 @@ import Testing
             let client = try RawClient(port: port, timeout: .seconds(2))
             try client.send("GET /ping?")
             let started = ContinuousClock.now
-            // A byte every 100 ms: never silent long enough for the connection timeout.
-            var answered = false
-            for _ in 0..<60 {
-                if client.isReadable(within: .zero) {
-                    answered = true
-                    break
-                }
-                try client.send("a")
-                usleep(100_000)
-            }
+            let answered = try client.trickle(Array(repeating: "a", count: 60))
             let elapsed = ContinuousClock.now - started
             let response = answered ? try client.readResponse() : nil
             return (response: response, closed: client.closesWithin(.seconds(2)), elapsed: elapsed)
@@ -189,17 +172,8 @@ import Testing
         }) { _ in
             let client = try RawClient(port: port, timeout: .seconds(2))
             let started = ContinuousClock.now
-            // The request line a byte every 100 ms (2 s), then a header line every 100 ms: never silent long
-            // enough for the connection timeout.
-            var answered = false
-            for piece in "GET /ping HTTP/1.1\r\n".map(String.init) + (0..<60).map({ "X-\($0): y\r\n" }) {
-                if client.isReadable(within: .zero) {
-                    answered = true
-                    break
-                }
-                try client.send(piece)
-                usleep(100_000)
-            }
+            // The request line a byte at a time (2 s), then a header line at a time.
+            let answered = try client.trickle("GET /ping HTTP/1.1\r\n".map(String.init) + (0..<60).map { "X-\($0): y\r\n" })
             let elapsed = ContinuousClock.now - started
             let response = answered ? try client.readResponse() : nil
             return (response: response, elapsed: elapsed)

@@ -115,6 +115,20 @@ public final class RawClient {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Sends `pieces` one at a time, one every 100 ms (never silent long enough for a connection timeout of a
+    /// second or more), until the server has something to say: its answer is then read before another piece could
+    /// meet a closed connection. `sent` runs after each piece, with its index. True when the server spoke before all
+    /// were sent.
+    public func trickle(_ pieces: [String], sent: (Int) throws -> Void = { _ in }) throws -> Bool {
+        for (index, piece) in pieces.enumerated() {
+            if isReadable(within: .zero) { return true }
+            try send(piece)
+            try sent(index)
+            usleep(100_000)
+        }
+        return false
+    }
+
     /// Whether bytes (or the end of the stream) wait to be read, or arrive within `limit`.
     public func isReadable(within limit: Duration) -> Bool {
         if !buffer.isEmpty { return true }
