@@ -195,9 +195,9 @@ final class ServeProcess {
         return created.stdout.trimmingCharacters(in: .newlines)
     }
 
-    static func post(_ lines: [String], token: String, port: Int) throws -> RawClient.Response {
+    static func post(_ lines: [String], token: String, port: Int, timeout: Duration = .seconds(30)) throws -> RawClient.Response {
         let body = Array(("[" + lines.joined(separator: ",") + "]").utf8)
-        let client = try RawClient(port: port, timeout: .seconds(30))
+        let client = try RawClient(port: port, timeout: timeout)
         try client.send(Array((
             "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n").utf8) + body)
