@@ -9,11 +9,7 @@ import Testing
 struct ServeMemoryTests {
     @Test("a 16 MB batch of junk items such as {\"a\":[1,1,...]}, each refused invalid, raises serve's peak resident memory by well under 150 MB (parsed all ahead, it took some 280 MB)")
     func junkBatchPeakMemory() async throws {
-        try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
+        try await ServeProcess.onFreshDatabase { url, token in
             let server = try ServeProcess(url: url)
 
             // Each item is under the 64 KiB item limit, so each is read and parsed before it is refused.

@@ -14,11 +14,7 @@ import Glibc
 struct ServeProcessTests {
     @Test("SIGTERM during a long batch: the batch is committed and answered 200, or nothing of it is stored (no answer, or 503 shutting_down); serve exits 0 and logs what it answered")
     func sigtermDuringBatch() async throws {
-        try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
+        try await ServeProcess.onFreshDatabase { url, token in
             let server = try ServeProcess(url: url)
 
             // Under way when the signal comes; on a loaded machine it may outlast serve's 10 s of grace.
@@ -60,11 +56,7 @@ struct ServeProcessTests {
 
     @Test("SIGKILL while 4 clients post: every event of a batch answered 200 is stored; after a restart, resending every batch appends each missing event once and answers the rest duplicate; verify passes")
     func sigkillUnderLoad() async throws {
-        try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
+        try await ServeProcess.onFreshDatabase { url, token in
             let first = try ServeProcess(url: url)
             let port = first.port, pid = first.pid
 
@@ -187,6 +179,17 @@ final class ServeProcess {
     /// Its request log: the JSON lines of standard error.
     func logEntries() -> [[String: Any]] {
         standardError.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// Runs `body` on a thread of its own with a fresh database (migrated, with its roles): the application's URL
+    /// and an admin token. The database is dropped after.
+    static func onFreshDatabase(_ body: @escaping @Sendable (_ url: String, _ token: String) throws -> Void) async throws {
+        try await onThread {
+            let database = try TestDatabase.createWithRoles()
+            defer { database.drop() }
+            let url = database.url(as: database.roles!.application)
+            try body(url, try adminToken(url: url))
+        }
     }
 
     static func adminToken(url: String) throws -> String {
