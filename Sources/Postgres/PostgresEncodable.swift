@@ -75,6 +75,10 @@ extension UUID: PostgresEncodable {
 extension Date: PostgresEncodable {
     /// ISO 8601 in UTC with microseconds, e.g. `2026-11-29T10:00:00.123456Z`, for `timestamptz`.
     public var postgresText: String { Timestamp.format(self) }
+
+    /// The instant ``postgresText`` reads back as (`Date(postgresText:)`): this one rounded to the microsecond
+    /// PostgreSQL keeps.
+    public var postgresInstant: Date { Timestamp.readBack(self) }
 }
 
 extension Data: PostgresEncodable {

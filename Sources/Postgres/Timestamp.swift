@@ -9,13 +9,7 @@ enum Timestamp {
         guard micros.isFinite, abs(micros) < 2.5e17 else {
             return micros < 0 ? "-infinity" : "infinity"
         }
-        let totalMicros = Int64(micros)
-        var seconds = totalMicros / 1_000_000
-        var fraction = totalMicros % 1_000_000
-        if fraction < 0 {
-            fraction += 1_000_000
-            seconds -= 1
-        }
+        let (seconds, fraction) = secondsAndFraction(Int64(micros))
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 {
@@ -42,6 +36,24 @@ enum Timestamp {
         text.append(UInt8(ascii: "Z"))
         if year <= 0 { text.append(contentsOf: " BC".utf8) }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The instant the text ``format(_:)`` writes of `date` reads back as (``parse(_:)``): `date` rounded to the
+    /// microsecond, its whole seconds and the microseconds after them added as the reading adds them.
+    static func readBack(_ date: Date) -> Date {
+        let (seconds, fraction) = secondsAndFraction(microseconds(date))
+        return Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / 1_000_000)
+    }
+
+    /// Whole seconds since 1970, rounded down, and the microseconds after them (never negative), as the text has them.
+    private static func secondsAndFraction(_ microseconds: Int64) -> (seconds: Int64, fraction: Int64) {
+        var seconds = microseconds / 1_000_000
+        var fraction = microseconds % 1_000_000
+        if fraction < 0 {
+            fraction += 1_000_000
+            seconds -= 1
+        }
+        return (seconds, fraction)
     }
 
     /// Microseconds since 1970-01-01 UTC, rounded to the microsecond; clamped to PostgreSQL's range.

@@ -278,7 +278,8 @@ public struct ProjectedEvent: Sendable, Equatable {
         entityKind = String(stream[..<dash])
         entityId = String(stream[stream.utf8.index(after: dash)...])
         if let capturedInstant, capturedAt != nil {
-            self.capturedAt = Self.storedInstant(capturedInstant)
+            // As the text reads back, so that an event built at ingest equals the same event read back from the log.
+            self.capturedAt = capturedInstant.postgresInstant
         } else {
             self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         }
@@ -316,17 +317,6 @@ public struct ProjectedEvent: Sendable, Equatable {
             return String(decoding: UnsafeBufferPointer(rebasing: utf8.prefix(10)), as: UTF8.self)
         }
         return day ?? String(text.prefix(10))
-    }
-
-    /// The instant the `timestamptz` text of `date` reads back as: `date` rounded to the microsecond, whole seconds
-    /// and microseconds added as ``Postgres`` reads the text (`Date(postgresText:)`), so that an event built at ingest
-    /// equals the same event read back from the log, and orders the same. For the times a submission may hold
-    /// (``ValidationLimits``), far from `timestamptz`'s limits.
-    static func storedInstant(_ date: Date) -> Date {
-        let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        // Whole seconds rounded down, so that the microseconds after them are never negative, as in the text.
-        let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
-        return Date(timeIntervalSince1970: Double(seconds) + Double(microseconds - seconds * 1_000_000) / 1_000_000)
     }
 
     private static func time(_ text: String, _ path: String, position: Int64) throws -> Date {

@@ -34,7 +34,7 @@ struct ProjectedEventInstantTests {
             dates.append(Date(timeIntervalSince1970: 1_199_145_600 + Double(state >> 11) / Double(1 << 53) * 700_000_000))
         }
         for date in dates {
-            #expect(ProjectedEvent.storedInstant(date) == (try Date(postgresText: date.postgresText)), "\(date.timeIntervalSince1970)")
+            #expect(date.postgresInstant == (try Date(postgresText: date.postgresText)), "\(date.timeIntervalSince1970)")
         }
     }
 
