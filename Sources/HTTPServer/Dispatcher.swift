@@ -233,7 +233,10 @@ final class Dispatcher: Sendable {
             }
             let head = RequestHead(
                 bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes,
-                version: version.map { String(cString: $0) } ?? "")
+                version: version.map { String(cString: $0) } ?? "",
+                fault: version.flatMap {
+                    ParsedHead.fault(of: connection, method: method, url: url, version: $0, targetLength: start.targetBytes)
+                })
             if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)
             }
@@ -355,10 +358,12 @@ final class Dispatcher: Sendable {
         var targetBytes: Int
         /// `HTTP/1.1`, `HTTP/1.0`.
         var version: String
+        /// Where a NUL byte hides part of it from libmicrohttpd.
+        var fault: ParsedHead.Fault?
     }
 
-    /// The answers given before reading the body: a stopped server, a request head over the limit, an HTTP/1.1
-    /// request without `Host`, a declared body over the limit, a body framed or encoded in a way the server does not
+    /// The answers given before reading the body: a stopped server, a request head over the limit, a head with a NUL
+    /// byte libmicrohttpd stopped reading at, an HTTP/1.1 request without `Host`, a declared body over the limit, a body framed or encoded in a way the server does not
     /// read.
     private func refusalBeforeBody(_ context: RequestContext, head: RequestHead, phase: Phase) -> HTTPResponse? {
         if phase == .closed { return Self.shuttingDown }
@@ -374,6 +379,7 @@ final class Dispatcher: Sendable {
             response.headers.set("Connection", "close")
             return response
         }
+        if let fault = head.fault { return ParsedHead.refusal(fault) }
         if head.version == "HTTP/1.1" && context.headers["Host"] == nil {
             return .error(
                 .badRequest, code: "missing_host", message: "an HTTP/1.1 request must have a Host header", field: "Host")

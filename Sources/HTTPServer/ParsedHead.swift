@@ -1,0 +1,133 @@
+internal import CMicroHTTPD
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where libmicrohttpd left the pieces of a request head it parsed, to tell whether it read every byte that was sent.
+///
+/// libmicrohttpd (0.9.75) parses the head in place in its read buffer: it turns the space after the method and the
+/// one before the version, each header's colon, and every CR and LF into NUL bytes, and then reads each piece as a C
+/// string. A NUL sent inside a piece ends it early and what follows is dropped without a word: the sizes it reports
+/// (`MHD_get_connection_values_n`) are those strings' lengths, and a line that begins with a NUL is taken for the
+/// empty line that ends the headers. So the head is checked where it lies, from the method to the end of the empty
+/// line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE` bytes): after the request line and after each header's value, up to
+/// the next header's name, there must be exactly one line break, 1 NUL (LF) or 2 (CR LF), and 2 to 4 after the last
+/// one (its line break and the empty line). A NUL sent right before a bare LF looks like a CR there; it cuts nothing.
+struct ParsedHead {
+    /// The offset of the NUL that was the space after the method.
+    var methodEnd: Int
+    /// The request target's bytes as libmicrohttpd found them at the end of the request line.
+    var target: Range<Int>
+    /// The request target's length as a C string when the request line arrived (``Dispatcher/requestLine``), before
+    /// libmicrohttpd split off the query.
+    var targetLength: Int
+    /// The offset of the byte after the version.
+    var versionEnd: Int
+    /// The headers in the order sent.
+    var fields: [Field]
+
+    struct Field {
+        var name: String
+        /// The offset of the name; outside the head when libmicrohttpd moved it, as it does to a folded header.
+        var start: Int
+        /// The offset of the byte after the value.
+        var valueEnd: Int
+    }
+
+    enum Fault: Equatable {
+        case method
+        case target
+        /// After the request line's version.
+        case requestLine
+        /// In the value of the header, or on the line after it.
+        case header(String)
+        /// A header continued on the next line (obsolete line folding, RFC 9112 section 5.2).
+        case folded
+    }
+
+    /// Where a NUL byte (or a folded header) hides part of the head, or nil when libmicrohttpd read all of it.
+    /// - Parameter head: the head as it lies in libmicrohttpd's buffer, from the method to the end of the empty line.
+    func fault(in head: UnsafeRawBufferPointer) -> Fault? {
+        if fields.contains(where: { !head.indices.contains($0.start) }) { return .folded }
+        let space = UInt8(ascii: " ")
+        // Spaces between the method and the target are skipped, and left as they are.
+        guard methodEnd < target.lowerBound, target.upperBound < head.count, head[methodEnd] == 0,
+            head[(methodEnd + 1)..<target.lowerBound].allSatisfy({ $0 == space })
+        else { return .method }
+        guard target.count == targetLength else { return .target }
+        var lineEnd = versionEnd
+        var owner = Fault.requestLine
+        for field in fields.sorted(by: { $0.start < $1.start }) {
+            guard Self.isLineBreak(head, from: lineEnd, to: field.start, lines: 1) else { return owner }
+            lineEnd = field.valueEnd
+            owner = .header(field.name)
+        }
+        return Self.isLineBreak(head, from: lineEnd, to: head.count, lines: 2) ? nil : owner
+    }
+
+    /// Whether the bytes from `start` to `end` are `lines` line breaks as libmicrohttpd leaves them: 1 or 2 NUL bytes
+    /// each.
+    private static func isLineBreak(_ head: UnsafeRawBufferPointer, from start: Int, to end: Int, lines: Int) -> Bool {
+        guard 0 <= start, start <= end, end <= head.count, (lines...(2 * lines)).contains(end - start) else {
+            return false
+        }
+        return head[start..<end].allSatisfy { $0 == 0 }
+    }
+
+    /// The answer to a head with a fault: 400, and the connection closed, since what follows the head may have been
+    /// framed by what libmicrohttpd dropped.
+    static func refusal(_ fault: Fault) -> HTTPResponse {
+        var response: HTTPResponse = switch fault {
+        case .method:
+            .error(.badRequest, code: "invalid_request_line", message: "the method holds a NUL byte")
+        case .target:
+            .error(.badRequest, code: "invalid_request_line", message: "the request target holds a NUL byte")
+        case .requestLine:
+            .error(.badRequest, code: "invalid_request_line", message: "a NUL byte follows the request line")
+        case .header(let name):
+            .error(
+                .badRequest, code: "invalid_header", message: "header \(name) holds a NUL byte, or the line after it does",
+                field: name)
+        case .folded:
+            .error(
+                .badRequest, code: "folded_header",
+                message: "a header is continued on the next line (obsolete line folding): send each on one line")
+        }
+        response.headers.set("Connection", "close")
+        return response
+    }
+}
+
+extension ParsedHead {
+    /// Reads where libmicrohttpd left the pieces of `connection`'s head and checks it, in its access callback:
+    /// `method`, `url` and `version` are the pointers that callback was given, which point into the head.
+    static func fault(
+        of connection: OpaquePointer, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>,
+        version: UnsafePointer<CChar>, targetLength: Int
+    ) -> Fault? {
+        let address = Int(bitPattern: method)
+        var fields: [(name: String, start: Int, valueEnd: Int)] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { context, _, key, keySize, value, valueSize in
+                let fields = context!.assumingMemoryBound(to: [(name: String, start: Int, valueEnd: Int)].self)
+                guard let key, let value else { return .YES }
+                fields.pointee.append((
+                    String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self),
+                    Int(bitPattern: key), Int(bitPattern: value + valueSize)))
+                return .YES
+            }, pointer)
+        }
+        let targetStart = Int(bitPattern: url) - address
+        let versionStart = Int(bitPattern: version) - address
+        // The version follows the target and the NUL that was the space before it.
+        guard versionStart > targetStart else { return .requestLine }
+        let head = ParsedHead(
+            methodEnd: strlen(method), target: targetStart..<(versionStart - 1), targetLength: targetLength,
+            versionEnd: versionStart + strlen(version),
+            fields: fields.map { Field(name: $0.name, start: $0.start - address, valueEnd: $0.valueEnd - address) })
+        return head.fault(in: UnsafeRawBufferPointer(start: method, count: geoledger_mhd_request_head_size(connection)))
+    }
+}
