@@ -7,16 +7,17 @@ extension Dispatcher {
     /// Turns what libmicrohttpd read into an `HTTPRequest`, on a worker: the path and query percent-decoded
     /// and checked to be UTF-8, the body inflated when it is gzip. Also returns the path's decoded segments.
     func decode(_ context: RequestContext, body: [UInt8]) throws(RequestRefusal) -> (HTTPRequest, [String]) {
-        guard context.rawPath.first == UInt8(ascii: "/") else {
+        guard let rawPath = Self.path(ofTarget: context.rawPath) else {
             throw RequestRefusal(response: .error(
-                .badRequest, code: "invalid_path", message: "the request target must be a path starting with /"))
+                .badRequest, code: "invalid_path",
+                message: "the request target must be a path starting with /, or an http or https URI with a host"))
         }
-        guard let path = PercentDecoding.text(context.rawPath[...]) else {
+        guard let path = PercentDecoding.text(rawPath) else {
             throw RequestRefusal(response: .error(
                 .badRequest, code: "invalid_path", message: "the path is not percent-encoded UTF-8"))
         }
         var segments: [String] = []
-        for raw in context.rawPath.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+        for raw in rawPath.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             guard let segment = PercentDecoding.text(raw) else {
                 throw RequestRefusal(response: .error(
                     .badRequest, code: "invalid_path", message: "the path is not percent-encoded UTF-8"))
@@ -61,6 +62,24 @@ extension Dispatcher {
             id: context.id, method: context.method, path: path, query: QueryParameters(items), headers: context.headers,
             body: content, remoteAddress: context.remoteAddress)
         return (request, segments)
+    }
+}
+
+extension Dispatcher {
+    /// The path of a request target without its query: the target itself in origin form (`/v1/events`); in absolute
+    /// form (`http://host:8080/v1/events`), which RFC 9112 section 3.2.2 says a server must accept, what follows the
+    /// scheme and authority, `/` when nothing does. Nil for any other target: another scheme, no host, a user name
+    /// (RFC 9110 section 4.2.4), the authority form of CONNECT or the `*` of OPTIONS.
+    static func path(ofTarget target: [UInt8]) -> ArraySlice<UInt8>? {
+        if target.first == UInt8(ascii: "/") { return target[...] }
+        let lowercased = target.prefix(8).map(\.asciiLowercased)
+        let scheme = ["http://", "https://"].first { lowercased.starts(with: $0.utf8) }
+        guard let scheme else { return nil }
+        let rest = target.dropFirst(scheme.utf8.count)
+        let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+        let authority = rest[..<slash]
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else { return nil }
+        return slash == rest.endIndex ? Array("/".utf8)[...] : rest[slash...]
     }
 }
 

@@ -118,6 +118,44 @@ import Testing
         #expect(after.status == 200)
     }
 
+    @Test("a target in absolute form (http or https, any case) is routed by its path and query; GET and POST")
+    func absoluteFormTargetsAreRoutedByTheirPath() async throws {
+        let port = TestPort.base + 94
+        let targets = [
+            "http://127.0.0.1:\(port)/v1/merchants/a%2Fb",
+            "HTTPS://example.com/query?a=1&b=x+y",
+            "http://example.com?a=1",
+            "hTTp://[::1]:8080/v1/merchants/m-1/history",
+        ]
+        let (responses, posted) = try await withServer(port: port, router: Self.router()) { _ in
+            (try targets.map { try request(port: port, "GET", $0) },
+             try request(port: port, "POST", "http://127.0.0.1:\(port)/v1/events", body: Array("[1,2]".utf8)))
+        }
+        #expect(responses.map(\.status) == [200, 200, 404, 200], "\(responses.map(\.text))")
+        #expect(responses[0].text == "merchant a/b via /v1/merchants/{id}")
+        #expect(responses[1].text == "a=1\nb=x y")
+        #expect(try errorObject(responses[2].body)["message"] == "no route for /")
+        #expect(responses[3].text == "history of m-1")
+        #expect(posted.status == 201)
+        #expect(posted.text == #"{"received":5}"#)
+    }
+
+    @Test("a target in no form the server reads is 400 invalid_path: another scheme, no host, a user name, authority form, *")
+    func otherTargetFormsAre400() async throws {
+        let port = TestPort.base + 95
+        let targets = [
+            ("GET", "ftp://example.com/query"), ("GET", "http:///query"), ("GET", "http://user@example.com/query"),
+            ("GET", "http:/query"), ("GET", "query"), ("CONNECT", "example.com:443"), ("OPTIONS", "*"),
+        ]
+        let responses = try await withServer(port: port, router: Self.router()) { _ in
+            try targets.map { try request(port: port, $0.0, $0.1) }
+        }
+        for (target, response) in zip(targets, responses) {
+            #expect(response.status == 400, "\(target) \(response.text)")
+            #expect(try errorObject(response.body)["code"] == "invalid_path", "\(target)")
+        }
+    }
+
     @Test func handlersSeeHeadersRemoteAddressAndTheRequestIdOnAWorker() async throws {
         let port = TestPort.base + 5
         let seen = Mutex<(header: String?, remote: String, id: String, thread: String)?>(nil)
