@@ -44,6 +44,42 @@ import Testing
         }
     }
 
+    @Test("libmicrohttpd answers these itself with its HTML page, and no handler runs: HTTP/2 (505), a header line without a colon or with a NUL in its name (400), a Content-Length it cannot read (400, or 413 too large)")
+    func libmicrohttpdAnswersWithItsOwnPage() async throws {
+        let port = TestPort.base + 96
+        let cases: [(input: String, status: Int)] = [
+            ("GET /ok HTTP/2.0\r\nHost: test\r\n\r\n", 505),
+            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505),
+            ("GET /ok HTTP/1.1\r\nHost: test\r\nNo colon here\r\n\r\n", 400),
+            ("GET /ok HTTP/1.1\r\nHost: test\r\nX-A\0X-B: b\r\n\r\n", 400),
+            ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2x\r\n\r\n[]", 400),
+            ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
+        ]
+        let calls = Counter()
+        var router = Router()
+        for method in [HTTPMethod.get, .post] {
+            router.add(method, "/ok") { _ in
+                calls.enter()
+                defer { calls.leave() }
+                return HTTPResponse(body: Array("ok".utf8))
+            }
+        }
+        let inputs = cases.map(\.input)
+        let responses = try await withServer(port: port, router: router) { _ in
+            try inputs.map { input in
+                let client = try RawClient(port: port, timeout: .seconds(5))
+                try client.send(input)
+                return try client.readResponse()
+            }
+        }
+        for (expected, response) in zip(cases, responses) {
+            #expect(response.status == expected.status, "\(expected.input)")
+            #expect(response.text.contains("<html>"), "\(expected.input)")
+            #expect(response.headers["X-Request-Id"] == nil)
+        }
+        #expect(calls.calls == 0)
+    }
+
     @Test(
         "an HTTP/1.1 request without Host, whose Transfer-Encoding is not chunked, or whose length is ambiguous, is answered 400 at once with a JSON error naming the header",
         arguments: [
