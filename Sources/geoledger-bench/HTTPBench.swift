@@ -128,6 +128,7 @@ enum HTTPBench {
             let rows = try IngestBench.storedRows(on: connection)
             try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
             try IngestBench.settle(connection, before: "http_copy")
+            let databaseBeforeCopy = postgres.seconds()
             let (copied, copy) = try IngestBench.timed {
                 try connection.copyFrom("COPY events_copy (\(IngestBench.eventColumns)) FROM STDIN") { writer in
                     for row in rows { try writer.row(row) }
@@ -138,6 +139,9 @@ enum HTTPBench {
             let copyRate = Double(copied) / copy.wall
             emit("http_copy_s=\(IngestBench.seconds(copy.wall))")
             emit("http_copy_events_per_s=\(String(format: "%.0f", copyRate))")
+            // The database's CPU per row of the COPY, against http_server_us_per_event: what the projections and
+            // the checks of an append add to the log's row, on the server.
+            emit("http_copy_server_us_per_event=\(String(format: "%.1f", (postgres.seconds() - databaseBeforeCopy) / Double(max(copied, 1)) * 1e6))")
             emit("http_ingest_vs_copy=\(String(format: "%.3f", httpRate / copyRate))")
 
             // Latency, one request at a time, on the database that now holds the workload.

@@ -34,7 +34,8 @@ let usage = """
                                merchant's page
       http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
                                batches of 1,000 by 4 clients on loopback, against COPY of the same rows,
-                               with the CPU per appended event of serve and of the database server;
+                               with the CPU per appended event of serve and of the database server, and
+                               the database server's per row of the COPY (http_copy_server_us_per_event);
                                then, on that database, p50 and p99 latency of single requests, one at a
                                time, and the server's peak resident memory (VmHWM)
       citus [OPTIONS]          the same workload through the same stages on the server (plain_ lines) and
