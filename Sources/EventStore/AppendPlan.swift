@@ -39,9 +39,11 @@ struct AppendPlan: Sendable {
         firstWithId.reserveCapacity(events.count)
         var chainer = EventHash.Chainer()
         for index in events.indices {
+            // Looked up once: the id's hash is most of a lookup's cost, and it was looked up again to be recorded.
             let id = events[index].eventId
-            results.append(decideOne(at: index, earlier: firstWithId[id], rule: rule, hashing: &chainer))
-            if firstWithId[id] == nil { firstWithId[id] = index }
+            let earlier = firstWithId[id]
+            results.append(decideOne(at: index, earlier: earlier, rule: rule, hashing: &chainer))
+            if earlier == nil { firstWithId[id] = index }
         }
     }
 
