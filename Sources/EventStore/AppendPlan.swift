@@ -5,8 +5,9 @@ import Foundation
 struct AppendPlan: Sendable {
     private let events: [NewEvent]
     private let stored: [UUID: StoredIdentity]
-    /// The stream heads as the batch leaves them.
-    private(set) var heads: [String: StreamHead]
+    private let streams: Streams
+    /// Per stream of `streams.names`, its head as the batch leaves it; nil while it has no event.
+    private var streamHeads: [StreamHead?]
     /// The log's head as the batch leaves it.
     private(set) var logHead: LogHead
     /// One recording time for the whole batch.
@@ -15,13 +16,63 @@ struct AppendPlan: Sendable {
     /// The events admitted, in batch order.
     private(set) var appended: [AppendedEvent] = []
 
-    /// - Parameter logHead: the log's head before the batch.
-    init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], after logHead: LogHead, recordedAt: Timestamp) {
+    /// The streams of a batch, each named once, and the stream of each event as an index into them: an event finds
+    /// its stream's head by that index, where its stream's name was hashed to look the head up, again to record the
+    /// new head, and twice more to gather the heads to read.
+    struct Streams: Sendable {
+        /// In the order of their first events.
+        let names: [String]
+        /// Per event, the index of its stream in `names`.
+        let ofEvent: [Int]
+
+        init(_ events: [NewEvent]) {
+            var index: [String: Int] = [:]
+            var names: [String] = []
+            var ofEvent: [Int] = []
+            ofEvent.reserveCapacity(events.count)
+            for event in events {
+                let next = names.count
+                let found = index[event.stream, default: next]
+                if found == next {
+                    index[event.stream] = next
+                    names.append(event.stream)
+                }
+                ofEvent.append(found)
+            }
+            self.names = names
+            self.ofEvent = ofEvent
+        }
+    }
+
+    /// - Parameters:
+    ///   - heads: per stream of `streams.names`, its head before the batch; nil for a stream without events.
+    ///   - logHead: the log's head before the batch.
+    init(events: [NewEvent], streams: Streams, heads: [StreamHead?], stored: [UUID: StoredIdentity], after logHead: LogHead, recordedAt: Timestamp) {
+        precondition(heads.count == streams.names.count, "one head, or nil, per stream of the batch")
         self.events = events
         self.stored = stored
-        self.heads = heads
+        self.streams = streams
+        streamHeads = heads
         self.logHead = logHead
         self.recordedAt = recordedAt
+    }
+
+    /// - Parameter heads: the heads before the batch of its streams that have events.
+    init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], after logHead: LogHead, recordedAt: Timestamp) {
+        let streams = Streams(events)
+        self.init(
+            events: events, streams: streams, heads: streams.names.map { heads[$0] }, stored: stored, after: logHead,
+            recordedAt: recordedAt)
+    }
+
+    /// The heads of the batch's streams as the batch leaves them (those with events).
+    var heads: [String: StreamHead] {
+        var heads: [String: StreamHead] = [:]
+        heads.reserveCapacity(streams.names.count)
+        for (stream, head) in zip(streams.names, streamHeads) {
+            if let head { heads[stream] = head }
+        }
+        return heads
     }
 
     var hasFailures: Bool {
@@ -39,9 +90,11 @@ struct AppendPlan: Sendable {
         firstWithId.reserveCapacity(events.count)
         var chainer = EventHash.Chainer()
         for index in events.indices {
+            // Looked up once: the id's hash is most of a lookup's cost, and it was looked up again to be recorded.
             let id = events[index].eventId
-            results.append(decideOne(at: index, earlier: firstWithId[id], rule: rule, hashing: &chainer))
-            if firstWithId[id] == nil { firstWithId[id] = index }
+            let earlier = firstWithId[id]
+            results.append(decideOne(at: index, earlier: earlier, rule: rule, hashing: &chainer))
+            if earlier == nil { firstWithId[id] = index }
         }
     }
 
@@ -69,7 +122,7 @@ struct AppendPlan: Sendable {
             }
             return results[earlier]
         }
-        let head = heads[event.stream]
+        let head = streamHeads[streams.ofEvent[index]]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }
         if let conflict = rule(event) { return .conflict(conflict) }
         let version = record(at: index, after: head, hashing: &chainer)
@@ -86,7 +139,7 @@ struct AppendPlan: Sendable {
             previous: head?.hash ?? EventHash.genesis, event, position: position, recordedAt: recordedAt,
             version: version)
         let logHash = chainer.logChain(previous: logHead.hash, hash: hash)
-        heads[event.stream] = StreamHead(version: version, hash: hash, position: position)
+        streamHeads[streams.ofEvent[index]] = StreamHead(version: version, hash: hash, position: position)
         logHead = LogHead(position: position, hash: logHash)
         appended.append(AppendedEvent(
             index: index, eventId: event.eventId, position: position, version: version, hash: hash, logHash: logHash))

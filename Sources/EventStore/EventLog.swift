@@ -161,12 +161,13 @@ public struct EventLog: Sendable {
         _ events: [NewEvent], after logHead: LogHead, knownHeads: (String) -> StreamHead?,
         alsoStored: [[UUID: StoredIdentity]] = [], on connection: Connection
     ) throws -> AppendPlan {
-        var heads: [String: StreamHead] = [:]
-        var unseen = Set<String>()
-        for event in events where heads[event.stream] == nil && !unseen.contains(event.stream) {
-            if let head = knownHeads(event.stream) { heads[event.stream] = head } else { unseen.insert(event.stream) }
+        let streams = AppendPlan.Streams(events)
+        var heads = streams.names.map(knownHeads)
+        let unseen = Set(zip(streams.names, heads).compactMap { stream, head in head == nil ? stream : nil })
+        if !unseen.isEmpty {
+            let read = try streamHeads(unseen, on: connection)
+            for index in heads.indices where heads[index] == nil { heads[index] = read[streams.names[index]] }
         }
-        heads.merge(try streamHeads(unseen, on: connection)) { known, _ in known }
         var stored = try storedEvents(ids: events.map(\.eventId), on: connection)
         // Only this batch's ids are looked up in the batches not committed yet, newest last so that it wins:
         // merging those batches whole would cost a hash insert for each of their events.
@@ -180,7 +181,8 @@ public struct EventLog: Sendable {
                 }
             }
         }
-        return AppendPlan(events: events, stored: stored, heads: heads, after: logHead, recordedAt: Timestamp.now())
+        return AppendPlan(
+            events: events, streams: streams, heads: heads, stored: stored, after: logHead, recordedAt: Timestamp.now())
     }
 
     /// The last event of each stream, found through the (stream, version) index.

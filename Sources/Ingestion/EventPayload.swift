@@ -36,7 +36,7 @@ enum EventPayload {
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
             data: data,
-            metadata: Data(StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt)),
+            metadata: StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, capturedInstant: captured,

@@ -41,11 +41,16 @@ struct ByteBuffer {
     }
 
     /// A word of a few bytes (`{`, `":`, `false`) is copied byte by byte: a call to copy memory cost more than that.
+    /// A longer one, such as a member name (`accuracyAuthorization`), is copied whole: byte by byte it cost more.
     mutating func append(_ word: StaticString) {
         let more = word.utf8CodeUnitCount
         if count + more > capacity { grow(toHold: more) }
         let source = word.utf8Start
-        for offset in 0..<more { base[count + offset] = source[offset] }
+        if more > 8 {
+            (base + count).update(from: source, count: more)
+        } else {
+            for offset in 0..<more { base[count + offset] = source[offset] }
+        }
         count += more
     }
 

@@ -6,67 +6,70 @@ import Foundation
 /// and is already in the order canonical JSON writes. Parsed JSON never names a member twice (the parser refuses it);
 /// built in code, a name given twice keeps its last value.
 public struct JSONObject: Sendable, Hashable {
-    public private(set) var keys: [String] = []
-    public private(set) var values: [JSONValue] = []
-    /// Per name, its ``head(_:)``: a search compares these numbers, and compares names only where two are equal.
-    private var heads: [UInt64] = []
+    /// One member: its name, its value, and the name's ``head(_:)``, which a search compares, comparing names only
+    /// where two heads are equal.
+    public struct Member: Sendable, Hashable {
+        public let key: String
+        public fileprivate(set) var value: JSONValue
+        let head: UInt64
+
+        init(key: String, value: JSONValue, head: UInt64) {
+            self.key = key
+            self.value = value
+            self.head = head
+        }
+
+        init(key: String, value: JSONValue) {
+            self.init(key: key, value: value, head: JSONObject.head(key))
+        }
+    }
+
+    /// The members in order of their names. One array, not one each for names, values and heads: a parsed document
+    /// allocated, and freed, three arrays for every object it held.
+    public private(set) var members: [Member] = []
 
     public init() {}
 
+    /// The names, in order.
+    public var keys: [String] { members.map(\.key) }
+    /// The values, in the order of their names.
+    public var values: [JSONValue] { members.map(\.value) }
+
     /// Members in any order; of a name given more than once, the last value is kept.
     public init<S: Sequence>(members: S) where S.Element == (String, JSONValue) {
-        let given = Array(members)
-        self.init(keys: given.map(\.0), values: given.map(\.1))
-    }
-
-    /// Names in any order, each with the value at the same index; of a name given more than once, the last value
-    /// is kept. Names already in order, as canonical JSON has them, are kept as they are.
-    init(keys: [String], values: [JSONValue]) {
         var duplicate: String?
-        self.init(keys: keys, values: values, duplicate: &duplicate)
+        self.init(members: members.map { Member(key: $0.0, value: $0.1) }, duplicate: &duplicate)
     }
 
-    /// As ``init(keys:values:)``; `duplicate` is set to a name given more than once, if any.
-    init(keys: [String], values: [JSONValue], duplicate: inout String?) {
-        if zip(keys, keys.dropFirst()).allSatisfy({ Self.precedes($0, $1) }) {
-            self.keys = keys
-            self.values = values
-            heads = keys.map(Self.head)
+    /// Members in any order; of a name given more than once, the last value is kept, and `duplicate` is set to it
+    /// (to the first such name). Members already in order, as canonical JSON has them, are kept as they are.
+    init(members given: [Member], duplicate: inout String?) {
+        if zip(given, given.dropFirst()).allSatisfy({ Self.precedes($0.key, $1.key) }) {
+            members = given
             return
         }
-        self.keys.reserveCapacity(keys.count)
-        self.values.reserveCapacity(keys.count)
-        self.heads.reserveCapacity(keys.count)
-        if keys.count <= Self.insertionLimit {
-            for (key, value) in zip(keys, values) where !insert(key, value) { duplicate = duplicate ?? key }
+        members.reserveCapacity(given.count)
+        if given.count <= Self.insertionLimit {
+            for member in given where !insert(member) { duplicate = duplicate ?? member.key }
             return
         }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
-        let order = keys.indices.sorted { left, right in
-            if keys[left] == keys[right] { return left < right }
-            return Self.precedes(keys[left], keys[right])
+        let order = given.indices.sorted { left, right in
+            if given[left].key == given[right].key { return left < right }
+            return Self.precedes(given[left].key, given[right].key)
         }
         for (rank, index) in order.enumerated() {
-            if rank + 1 < order.count, keys[order[rank + 1]] == keys[index] {
-                duplicate = duplicate ?? keys[index]
+            if rank + 1 < order.count, given[order[rank + 1]].key == given[index].key {
+                duplicate = duplicate ?? given[index].key
                 continue
             }
-            self.keys.append(keys[index])
-            self.values.append(values[index])
-            self.heads.append(Self.head(keys[index]))
+            members.append(given[index])
         }
     }
 
-    /// Names already in order, each given once, with the value at the same index.
-    init(sortedKeys keys: [String], values: [JSONValue]) {
-        self.init(sortedKeys: keys, values: values, heads: keys.map(Self.head))
-    }
-
-    /// As ``init(sortedKeys:values:)``, with the ``head(_:)`` of each name, already known.
-    init(sortedKeys keys: [String], values: [JSONValue], heads: [UInt64]) {
-        self.keys = keys
-        self.values = values
-        self.heads = heads
+    /// Members already in order by name, each name given once.
+    init(sortedMembers members: [Member]) {
+        self.members = members
     }
 
     /// A name's first 8 UTF-8 bytes as a big-endian number, zeros after a shorter name. Names whose heads differ are
@@ -96,41 +99,35 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Inserts in order, searching from the end; a name already present takes the new value.
     /// - Returns: false when the name was already present.
-    private mutating func insert(_ key: String, _ value: JSONValue) -> Bool {
-        var index = keys.count
-        while index > 0, Self.precedes(key, keys[index - 1]) { index -= 1 }
-        if index > 0, keys[index - 1] == key {
-            values[index - 1] = value
+    private mutating func insert(_ member: Member) -> Bool {
+        var index = members.count
+        while index > 0, Self.precedes(member.key, members[index - 1].key) { index -= 1 }
+        if index > 0, members[index - 1].key == member.key {
+            members[index - 1].value = member.value
             return false
         }
-        keys.insert(key, at: index)
-        values.insert(value, at: index)
-        heads.insert(Self.head(key), at: index)
+        members.insert(member, at: index)
         return true
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
 
     /// The value of a member; setting nil removes it.
     public subscript(key: String) -> JSONValue? {
         get {
             let (index, found) = position(of: key)
-            return found ? values[index] : nil
+            return found ? members[index].value : nil
         }
         set {
             let (index, found) = position(of: key)
             switch (found, newValue) {
             case (true, let value?):
-                values[index] = value
+                members[index].value = value
             case (true, nil):
-                keys.remove(at: index)
-                values.remove(at: index)
-                heads.remove(at: index)
+                members.remove(at: index)
             case (false, let value?):
-                keys.insert(key, at: index)
-                values.insert(value, at: index)
-                heads.insert(Self.head(key), at: index)
+                members.insert(Member(key: key, value: value), at: index)
             case (false, nil):
                 break
             }
@@ -150,17 +147,17 @@ public struct JSONObject: Sendable, Hashable {
     private func position(of key: String) -> (index: Int, found: Bool) {
         let head = Self.head(key)
         var low = 0
-        var high = keys.count
+        var high = members.count
         while low < high {
             let middle = (low + high) / 2
-            let other = heads[middle]
+            let other = members[middle].head
             if other < head {
                 low = middle + 1
             } else if other > head {
                 high = middle
-            } else if keys[middle] == key {
+            } else if members[middle].key == key {
                 return (middle, true)
-            } else if Self.precedes(keys[middle], key) {
+            } else if Self.precedes(members[middle].key, key) {
                 low = middle + 1
             } else {
                 high = middle
@@ -190,9 +187,9 @@ extension JSONObject: Sequence {
         fileprivate var index = 0
 
         public mutating func next() -> Element? {
-            guard index < object.keys.count else { return nil }
+            guard index < object.members.count else { return nil }
             defer { index += 1 }
-            return (object.keys[index], object.values[index])
+            return (object.members[index].key, object.members[index].value)
         }
     }
 

@@ -218,11 +218,9 @@ struct JSONParser {
             writeCanonical("}")
             return .object(JSONObject())
         }
-        // Room for the members of a typical object up front: growing both arrays from empty showed in profiles.
-        var keys: [String] = []
-        var values: [JSONValue] = []
-        keys.reserveCapacity(Self.expectedMembers)
-        values.reserveCapacity(Self.expectedMembers)
+        // Room for the members of a typical object up front: growing the array from empty showed in profiles.
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(Self.expectedMembers)
         let firstName = names.count
         defer { names.removeSubrange(firstName...) }
         var escaped = false
@@ -234,7 +232,8 @@ struct JSONParser {
             let (key, head) = try parseName()
             let nameCount = index - 1 - nameStart
             // An escape always takes more bytes than what it stands for.
-            if nameCount != key.utf8.count { escaped = true }
+            let plain = nameCount == key.utf8.count
+            if !plain { escaped = true }
             names.append(NameSpan(start: nameStart, count: nameCount, head: head))
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
@@ -244,9 +243,9 @@ struct JSONParser {
                 writeCanonical(key, quoted: (nameStart - 1)..<(nameStart + nameCount + 1))
                 canonical!.append(UInt8(ascii: ":"))
             }
-            keys.append(key)
             do {
-                values.append(try parseValue())
+                // The head read is of the name's bytes in the input, which are its UTF-8 only without an escape.
+                members.append(JSONObject.Member(key: key, value: try parseValue(), head: plain ? head : JSONObject.head(key)))
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
             }
@@ -259,7 +258,7 @@ struct JSONParser {
             case UInt8(ascii: "}"):
                 index += 1
                 writeCanonical("}")
-                return .object(try object(&keys, &values, namesFrom: firstName, escaped: escaped, canonicalFrom: objectStart))
+                return .object(try object(&members, namesFrom: firstName, escaped: escaped, canonicalFrom: objectStart))
             default:
                 throw expected("',' or '}'")
             }
@@ -293,12 +292,12 @@ struct JSONParser {
     /// from `canonicalFrom` on, are put in the order of its names.
     /// - Throws: `JSONValueError.duplicateKey` naming the name ``JSONObject`` would name.
     private mutating func object(
-        _ keys: inout [String], _ values: inout [JSONValue], namesFrom firstName: Int, escaped: Bool, canonicalFrom objectStart: Int
+        _ members: inout [JSONObject.Member], namesFrom firstName: Int, escaped: Bool, canonicalFrom objectStart: Int
     ) throws -> JSONObject {
-        let count = keys.count
+        let count = members.count
         if count > JSONObject.insertionLimit || escaped {
             var duplicate: String?
-            let object = JSONObject(keys: keys, values: values, duplicate: &duplicate)
+            let object = JSONObject(members: members, duplicate: &duplicate)
             if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
             if writesCanonical {
                 // Rare enough to write again from the object, which is in order.
@@ -310,26 +309,23 @@ struct JSONParser {
             return object
         }
         // Insertion sort, stable: members mostly come in order, and a name given twice keeps its runs in input order.
-        // The swaps go through the arrays' buffers, where a String or a JSONValue moves as plain bytes: Array.swapAt
-        // checks uniqueness and bounds on every swap, which was a third of reading a document.
+        // The swaps go through the arrays' buffers, where a member moves as plain bytes: Array.swapAt checks
+        // uniqueness and bounds on every swap, which was a third of reading a document.
         var repeated = false
         var moved = false
         let input = bytes
-        keys.withUnsafeMutableBufferPointer { keys in
-            values.withUnsafeMutableBufferPointer { values in
-                names.withUnsafeMutableBufferPointer { names in
-                    for member in 1..<max(1, count) {
-                        var place = member
-                        while place > 0 {
-                            let order = Self.compareNames(names[firstName + place - 1], names[firstName + place], in: input)
-                            if order == 0 { repeated = true }
-                            if order <= 0 { break }
-                            names.swapAt(firstName + place - 1, firstName + place)
-                            keys.swapAt(place - 1, place)
-                            values.swapAt(place - 1, place)
-                            place -= 1
-                            moved = true
-                        }
+        members.withUnsafeMutableBufferPointer { members in
+            names.withUnsafeMutableBufferPointer { names in
+                for member in 1..<max(1, count) {
+                    var place = member
+                    while place > 0 {
+                        let order = Self.compareNames(names[firstName + place - 1], names[firstName + place], in: input)
+                        if order == 0 { repeated = true }
+                        if order <= 0 { break }
+                        names.swapAt(firstName + place - 1, firstName + place)
+                        members.swapAt(place - 1, place)
+                        place -= 1
+                        moved = true
                     }
                 }
             }
@@ -339,12 +335,12 @@ struct JSONParser {
             var first: (start: Int, key: String)?
             for member in 1..<count where compareNames(names[firstName + member - 1], names[firstName + member]) == 0 {
                 let start = names[firstName + member].start
-                if first.map({ start < $0.start }) ?? true { first = (start, keys[member]) }
+                if first.map({ start < $0.start }) ?? true { first = (start, members[member].key) }
             }
             if let first { throw JSONValueError.duplicateKey(path: first.key) }
         }
         if writesCanonical && moved { orderCanonicalMembers(namesFrom: firstName, canonicalFrom: objectStart) }
-        return JSONObject(sortedKeys: keys, values: values, heads: names[firstName...].map(\.head))
+        return JSONObject(sortedMembers: members)
     }
 
     /// Writes the object at the end of `canonical`, from `objectStart`, again with its members in the order of

@@ -160,9 +160,9 @@ extension JSONObject {
     func writeCanonical(changing changes: KeyValuePairs<String, JSONValue?> = [:], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
-        for index in keys.indices {  // already in UTF-8 order, which is code point order
-            let key = keys[index]
-            var value: JSONValue? = values[index]
+        for member in members {  // already in UTF-8 order, which is code point order
+            let key = member.key
+            var value: JSONValue? = member.value
             if !changes.isEmpty, let change = changes.first(where: { $0.key == key }) { value = change.value }
             guard let value else { continue }
             if !first { out.append(UInt8(ascii: ",")) }

@@ -51,7 +51,8 @@ struct FieldChecker {
     ) {
         var next = 0
         var refused = 0
-        for (index, key) in object.keys.enumerated() {
+        for (index, member) in object.members.enumerated() {
+            let key = member.key
             // Both are sorted: walk them together, comparing equal names (the common case) before ordering them.
             while next < known.names.count, known.names[next] != key, JSONObject.precedes(known.names[next], key) { next += 1 }
             if next < known.names.count, known.names[next] == key {
@@ -293,7 +294,7 @@ struct KnownValues<Member: KnownMember> {
     subscript(member: Member) -> JSONValue? {
         let index = indices[member.rawValue]
         guard index >= 0 else { return nil }
-        let value = object.values[index]
+        let value = object.members[index].value
         if case .null = value { return nil }
         return value
     }

@@ -25,6 +25,23 @@ struct AppendPlanTests {
             == "stream s-1 does not exist, expected version 0")
     }
 
+    @Test("each event is decided on its own stream's head, streams interleaved, and the plan leaves every stream's head")
+    func streamsInterleavedInABatch() {
+        let events = [
+            event("a-1", expected: .exact(4)), event("b-1", expected: .noStream), event("a-1", expected: .exact(5)),
+            event("c-1", expected: .exact(0)), event("b-1", expected: .exact(0)), event("a-1", expected: .noStream),
+        ]
+        let known = ["a-1": head, "d-1": head]
+        var plan = AppendPlan(
+            events: events, stored: [:], heads: known, after: LogHead(position: 9, hash: EventHash.genesis),
+            recordedAt: Timestamp(date: Date(timeIntervalSince1970: 1_764_410_400)))
+        plan.decide { _ in nil }
+        #expect(plan.results.map { if case .appended(let stream, let version, _) = $0 { "\(stream)@\(version)" } else { "-" } }
+            == ["a-1@5", "b-1@0", "a-1@6", "-", "b-1@1", "-"])
+        #expect(plan.heads.mapValues(\.version) == ["a-1": 6, "b-1": 1])
+        #expect(plan.heads["a-1"]?.position == 12 && plan.heads["b-1"]?.position == 13)
+    }
+
     @Test("timestamps keep whole microseconds through Date")
     func timestampRoundTrip() {
         let stamp = Timestamp(date: Date(timeIntervalSince1970: 1_764_410_400.123456))

@@ -65,6 +65,19 @@ import Testing
         #expect(names.filter { $0 != "accuracyA" }.allSatisfy { changed[$0] == .string($0) })
     }
 
+    @Test("a parsed name spelt with escapes is found by its own bytes, and equals the same object built in code")
+    func escapedNamesAreFoundAsTheNamesTheySpell() throws {
+        // Escapes early and late in the name, in an object of a few members and in one past the insertion limit.
+        let text = #"{"\u0062ravo":1,"abcdefg\u0068ij":2,"\u00e9":3,"a":4,"street\u004eumber":5}"#
+        let names = ["bravo", "abcdefghij", "é", "a", "streetNumber"]
+        let large = "{" + (0..<40).map { #""k\u0030\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        for (text, names) in [(text, names), (large, (0..<40).map { "k0\($0)" })] {
+            let object = try #require(try JSONValue(parsing: Data(text.utf8)).objectValue)
+            #expect(names.allSatisfy { object[$0] != nil }, "\(text)")
+            #expect(object == JSONObject(members: object.map { ($0.key, $0.value) }))
+        }
+    }
+
     @Test("a name's head is its first 8 bytes, big-endian, zeros after a shorter name; heads that differ order their names")
     func headsAreTheFirstEightBytes() {
         let names = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "accuracyAuthorization", "é", "上海", "上海市黄浦区", "zzzzzzzz", "\u{7F}\u{80}"]

@@ -31,6 +31,26 @@ import Testing
         }
     }
 
+    /// The text written in place agrees with Foundation's calendar on instants spread from 1600 to 9000.
+    @Test func timestampFormatAgreesWithTheCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let first = -11_676_096_000.0  // 1600-01-01, seconds since 1970
+        let last = 221_845_392_000.0  // 9000-01-01
+        for _ in 0..<2_000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: first...last))
+            // The instant as the text has it: rounded to the microsecond, whole seconds rounded down.
+            let micros = Timestamp.microseconds(date)
+            let fraction = (micros % 1_000_000 + 1_000_000) % 1_000_000
+            let whole = Date(timeIntervalSince1970: Double((micros - fraction) / 1_000_000))
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: whole)
+            let expected = String(
+                format: "%04ld-%02ld-%02ldT%02ld:%02ld:%02ld.%06ldZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!,
+                parts.second!, Int(fraction))
+            #expect(date.postgresText == expected, "\(date.timeIntervalSince1970)")
+        }
+    }
+
     @Test func malformedTimestampIsRejected() {
         #expect(throws: (any Error).self) { try Date(postgresText: "29/11/2026") }
         #expect(throws: (any Error).self) { try Date(postgresText: "2026-13-01 00:00:00+00") }
