@@ -358,13 +358,13 @@ final class Dispatcher: Sendable {
         var targetBytes: Int
         /// `HTTP/1.1`, `HTTP/1.0`.
         var version: String
-        /// Where a NUL byte hides part of it from libmicrohttpd.
+        /// Where a NUL byte hides part of it from libmicrohttpd, or a bare CR or a folded header is in it.
         var fault: ParsedHead.Fault?
     }
 
     /// The answers given before reading the body: a stopped server, a request head over the limit, a head with a NUL
-    /// byte libmicrohttpd stopped reading at, an HTTP/1.1 request without `Host`, a declared body over the limit, a body framed or encoded in a way the server does not
-    /// read.
+    /// byte libmicrohttpd stopped reading at, a bare CR or a folded header, an HTTP/1.1 request without `Host`, a
+    /// declared body over the limit, a body framed or encoded in a way the server does not read.
     private func refusalBeforeBody(_ context: RequestContext, head: RequestHead, phase: Phase) -> HTTPResponse? {
         if phase == .closed { return Self.shuttingDown }
         let limit = configuration.maximumHeaderBytes
