@@ -44,7 +44,7 @@ import Testing
         }
     }
 
-    @Test("libmicrohttpd answers these itself with its HTML page, and no handler runs: HTTP/2 (505), a header line without a colon or with a NUL in its name (400), a Content-Length it cannot read (400, or 413 too large)")
+    @Test("libmicrohttpd answers these itself with its HTML page, and no handler runs: HTTP/2 (505), a header line without a colon or with a NUL in its name (400), a Content-Length it cannot read (400, whitespace after the digits included, or 413 too large)")
     func libmicrohttpdAnswersWithItsOwnPage() async throws {
         let port = TestPort.base + 96
         let cases: [(input: String, status: Int)] = [
@@ -53,6 +53,9 @@ import Testing
             ("GET /ok HTTP/1.1\r\nHost: test\r\nNo colon here\r\n\r\n", 400),
             ("GET /ok HTTP/1.1\r\nHost: test\r\nX-A\0X-B: b\r\n\r\n", 400),
             ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2x\r\n\r\n[]", 400),
+            // Whitespace after the digits, which RFC 9110 does not count in the value, is not skipped.
+            ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2 \r\n\r\n[]", 400),
+            ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2\t\r\n\r\n[]", 400),
             ("POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
         ]
         let calls = Counter()
