@@ -358,13 +358,13 @@ final class Dispatcher: Sendable {
         var targetBytes: Int
         /// `HTTP/1.1`, `HTTP/1.0`.
         var version: String
-        /// Where a NUL byte hides part of it from libmicrohttpd.
+        /// Where a NUL byte hides part of it from libmicrohttpd, or a bare CR or a folded header is in it.
         var fault: ParsedHead.Fault?
     }
 
     /// The answers given before reading the body: a stopped server, a request head over the limit, a head with a NUL
-    /// byte libmicrohttpd stopped reading at, an HTTP/1.1 request without `Host`, a declared body over the limit, a body framed or encoded in a way the server does not
-    /// read.
+    /// byte libmicrohttpd stopped reading at, a bare CR or a folded header, an HTTP/1.1 request without `Host`, a
+    /// declared body over the limit, a body framed or encoded in a way the server does not read.
     private func refusalBeforeBody(_ context: RequestContext, head: RequestHead, phase: Phase) -> HTTPResponse? {
         if phase == .closed { return Self.shuttingDown }
         let limit = configuration.maximumHeaderBytes
@@ -384,11 +384,14 @@ final class Dispatcher: Sendable {
             return .error(
                 .badRequest, code: "missing_host", message: "an HTTP/1.1 request must have a Host header", field: "Host")
         }
-        // libmicrohttpd reads a body whose Transfer-Encoding is not chunked until the connection closes.
-        if let coding = context.headers["Transfer-Encoding"], coding.trimmingASCIISpaces.lowercased() != "chunked" {
+        // libmicrohttpd reads a body as chunked only when Transfer-Encoding is `chunked` in any case with nothing after
+        // it (it skips the whitespace before a value, not after), and any other until the connection closes.
+        if let coding = context.headers["Transfer-Encoding"], coding.lowercased() != "chunked" {
             var response = HTTPResponse.error(
                 .badRequest, code: "unsupported_transfer_encoding",
-                message: "Transfer-Encoding \(coding) is not supported: send the body with a Content-Length, or chunked",
+                message: coding.trimmingASCIISpaces.lowercased() == "chunked"
+                    ? "Transfer-Encoding has whitespace after chunked, which this server cannot read: send chunked alone"
+                    : "Transfer-Encoding \(coding) is not supported: send the body with a Content-Length, or chunked",
                 field: "Transfer-Encoding")
             response.headers.set("Connection", "close")
             return response

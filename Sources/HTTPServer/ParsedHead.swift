@@ -16,6 +16,8 @@ import Darwin
 /// line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE` bytes): after the request line and after each header's value, up to
 /// the next header's name, there must be exactly one line break, 1 NUL (LF) or 2 (CR LF), and 2 to 4 after the last
 /// one (its line break and the empty line). A NUL sent right before a bare LF looks like a CR there; it cuts nothing.
+/// Once that holds, every CR left in the head is a bare one: libmicrohttpd ends a line only at CR LF or a bare LF, and
+/// keeps any other CR in the line, where RFC 9112 section 2.2 has a recipient refuse it (or read it as a space).
 struct ParsedHead {
     /// The offset of the NUL that was the space after the method.
     var methodEnd: Int
@@ -44,11 +46,16 @@ struct ParsedHead {
         case requestLine
         /// In the value of the header, or on the line after it.
         case header(String)
+        /// A CR not followed by LF in the request line.
+        case requestLineCR
+        /// A CR not followed by LF in the header's name or value.
+        case headerCR(String)
         /// A header continued on the next line (obsolete line folding, RFC 9112 section 5.2).
         case folded
     }
 
-    /// Where a NUL byte (or a folded header) hides part of the head, or nil when libmicrohttpd read all of it.
+    /// Where a NUL byte (or a folded header) hides part of the head, or where a bare CR is in it; nil when
+    /// libmicrohttpd read all of it and it holds no bare CR.
     /// - Parameter head: the head as it lies in libmicrohttpd's buffer, from the method to the end of the empty line.
     func fault(in head: UnsafeRawBufferPointer) -> Fault? {
         if fields.contains(where: { !head.indices.contains($0.start) }) { return .folded }
@@ -65,7 +72,13 @@ struct ParsedHead {
             lineEnd = field.valueEnd
             owner = .header(field.name)
         }
-        return Self.isLineBreak(head, from: lineEnd, to: head.count, lines: 2) ? nil : owner
+        guard Self.isLineBreak(head, from: lineEnd, to: head.count, lines: 2) else { return owner }
+        // Every line break is NUL bytes now: a CR is in the request line, or in the last header that starts before it.
+        guard let cr = head.firstIndex(of: UInt8(ascii: "\r")) else { return nil }
+        guard let field = fields.filter({ $0.start <= cr }).max(by: { $0.start < $1.start }) else {
+            return .requestLineCR
+        }
+        return .headerCR(field.name)
     }
 
     /// Whether the bytes from `start` to `end` are `lines` line breaks as libmicrohttpd leaves them: 1 or 2 NUL bytes
@@ -91,6 +104,14 @@ struct ParsedHead {
             .error(
                 .badRequest, code: "invalid_header", message: "header \(name) holds a NUL byte, or the line after it does",
                 field: name)
+        case .requestLineCR:
+            .error(
+                .badRequest, code: "invalid_request_line",
+                message: "the request line holds a CR not followed by LF (a bare CR)")
+        case .headerCR(let name):
+            .error(
+                .badRequest, code: "invalid_header",
+                message: "header \(name) holds a CR not followed by LF (a bare CR)", field: name)
         case .folded:
             .error(
                 .badRequest, code: "folded_header",

@@ -36,13 +36,15 @@ struct AccessTests {
         }
     }
 
-    @Test("a token followed by a NUL byte and more is 400 naming Authorization, not read as the token; nothing is stored")
-    func aTokenCutByANULByteIsRefused() async throws {
+    @Test(
+        "a token followed by a NUL byte or a bare CR and more is 400 naming Authorization, not read as the token; nothing is stored",
+        arguments: ["\0junk", "\rjunk"])
+    func aTokenFollowedByANULByteOrABareCRIsRefused(suffix: String) async throws {
         try await withAPI { server in
             for (method, path, scope) in [("GET", "/v1/events", "read"), ("POST", "/v1/events", "ingest")] {
                 let response = try server.call(
                     method, path, body: method == "POST" ? Array("[\(Submissions.merchantFix("M1"))]".utf8) : [],
-                    headers: ["Authorization": "Bearer \(server.tokens[scope]!)\0junk"])
+                    headers: ["Authorization": "Bearer \(server.tokens[scope]!)\(suffix)"])
                 #expect(response.status == 400, "\(method) \(response.text)")
                 #expect(response.errorCode == "invalid_header")
                 #expect(response.errorField == "Authorization")

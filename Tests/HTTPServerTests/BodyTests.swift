@@ -63,6 +63,20 @@ import Testing
         #expect(counter.calls == 1)
     }
 
+    @Test("a chunked body is read whatever the case of chunked and the whitespace before it")
+    func chunkedInAnyCaseIsRead() async throws {
+        let port = TestPort.base + 16
+        let counter = Counter()
+        let response = try await withServer(port: port, router: Self.echo(counter)) { _ in
+            let client = try RawClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: test\r\nTransfer-Encoding:\t CHUNKED\r\n\r\n2\r\n[]\r\n0\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(response.status == 200)
+        #expect(response.text == "[]")
+        #expect(counter.calls == 1)
+    }
+
     @Test func gzipRequestBodiesReachTheHandlerInflated() async throws {
         let port = TestPort.base + 12
         let counter = Counter()
