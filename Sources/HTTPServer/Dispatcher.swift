@@ -191,11 +191,13 @@ final class Dispatcher: Sendable {
                 }
                 for (key, waiting) in state.betweenRequests {
                     // A connection that received nothing since is idle, and left to the connection timeout; one that
-                    // did is sending a request line, which began about when its data was first seen.
+                    // did is sending a request line, which began about when its data was first seen, and so did its
+                    // request timeout: a connection idle for longer may send its next request.
                     let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
                     guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
-                    if waiting.firstData == nil { state.betweenRequests[key]?.firstData = now - .milliseconds(silence) }
-                    guard now - waiting.since > configuration.requestTimeout else { continue }
+                    let firstData = waiting.firstData ?? now - .milliseconds(silence)
+                    if waiting.firstData == nil { state.betweenRequests[key]?.firstData = firstData }
+                    guard now - firstData > configuration.requestTimeout else { continue }
                     state.betweenRequests[key] = nil
                     waiting.connection.markAnswered()
                     let id = Self.newRequestID()

@@ -205,6 +205,27 @@ import Testing
         #expect(second.text == "pong")
     }
 
+    @Test("a request line sent in two pieces after an idle time longer than the request timeout is answered")
+    func aRequestLineInPiecesAfterAnIdleTimeIsAnswered() async throws {
+        let port = TestPort.base + 89
+        let second = try await withServer(port: port, router: Self.router, configure: {
+            $0.connectionTimeout = .seconds(4)
+            $0.requestTimeout = .seconds(1)
+        }) { _ in
+            let client = try RawClient(port: port, timeout: .seconds(3))
+            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
+            _ = try client.readResponse()
+            usleep(1_500_000)
+            // The server sees the first piece arrive more than the request timeout after the last request ended.
+            try client.send("GET /pi")
+            usleep(600_000)
+            try client.send("ng HTTP/1.1\r\nHost: test\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(second.status == 200, "\(second.text)")
+        #expect(second.text == "pong")
+    }
+
     /// Until its request line is whole, a connection cannot be told from an idle one kept alive, which is closed
     /// without an answer: pinned here, and said in the README.
     @Test("a client that stops inside its request line is closed at the connection timeout without an answer")
