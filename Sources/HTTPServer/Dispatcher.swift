@@ -386,12 +386,13 @@ final class Dispatcher: Sendable {
             return .error(
                 .badRequest, code: "missing_host", message: "an HTTP/1.1 request must have a Host header", field: "Host")
         }
-        // libmicrohttpd reads a body as chunked only when Transfer-Encoding is `chunked` in any case with nothing after
-        // it (it skips the whitespace before a value, not after), and any other until the connection closes.
-        if let coding = context.headers["Transfer-Encoding"], coding.lowercased() != "chunked" {
+        // libmicrohttpd reads a body as chunked only when Transfer-Encoding is `chunked` with nothing after it (it skips
+        // the whitespace before a value, not after), its letters compared byte by byte in either ASCII case, and any
+        // other until the connection closes: so is it compared here.
+        if let coding = context.headers["Transfer-Encoding"], !coding.equalsIgnoringASCIICase("chunked") {
             var response = HTTPResponse.error(
                 .badRequest, code: "unsupported_transfer_encoding",
-                message: coding.trimmingASCIISpaces.lowercased() == "chunked"
+                message: coding.trimmingASCIISpaces.equalsIgnoringASCIICase("chunked")
                     ? "Transfer-Encoding has whitespace after chunked, which this server cannot read: send chunked alone"
                     : "Transfer-Encoding \(coding) is not supported: send the body with a Content-Length, or chunked",
                 field: "Transfer-Encoding")

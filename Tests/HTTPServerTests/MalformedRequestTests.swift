@@ -97,6 +97,9 @@ import Testing
              "Transfer-Encoding", "unsupported_transfer_encoding", "whitespace after chunked"),
             (59, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: Chunked\t\r\n\r\n2\r\n[]\r\n0\r\n\r\n",
              "Transfer-Encoding", "unsupported_transfer_encoding", "whitespace after chunked"),
+            // A K that lowercases to k in Unicode (KELVIN SIGN), not in ASCII, as libmicrohttpd compares.
+            (60, "POST /ok HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chun\u{212A}ed\r\n\r\n2\r\n[]\r\n0\r\n\r\n",
+             "Transfer-Encoding", "unsupported_transfer_encoding", "is not supported"),
             (55, "POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\nContent-Length: 7\r\n\r\n[]", "Content-Length",
              "ambiguous_length", "Content-Length 2 and 7"),
             (56, "POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n",
