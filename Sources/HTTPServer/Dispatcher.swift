@@ -191,8 +191,9 @@ final class Dispatcher: Sendable {
                 }
                 for (key, waiting) in state.betweenRequests {
                     // A connection that received nothing since is idle, and left to the connection timeout; one that
-                    // did is sending a request line, which began about when its data was first seen, and so did its
-                    // request timeout: a connection idle for longer may send its next request.
+                    // did is sending a request line, which began when the watch first saw its data (the last data
+                    // received before that look, within one interval of its first byte), and so did its request
+                    // timeout: a connection idle for longer may send its next request.
                     let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
                     guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
                     let firstData = waiting.firstData ?? now - .milliseconds(silence)
@@ -203,7 +204,7 @@ final class Dispatcher: Sendable {
                     let id = Self.newRequestID()
                     configuration.log("request \(id): the request line took longer than the request timeout; answered 408")
                     let record = CompletedRequest.beforeHeaders(
-                        id: id, answer: Self.requestTimeout, started: waiting.since,
+                        id: id, answer: Self.requestTimeout, started: firstData,
                         remoteAddress: waiting.connection.remoteAddress)
                     answerOnSocket(Self.requestTimeout, record: record, on: waiting.connection.socket)
                     _ = shutdown(waiting.connection.socket, Int32(SHUT_RDWR))
@@ -236,8 +237,11 @@ final class Dispatcher: Sendable {
             let head = RequestHead(
                 bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes,
                 version: version.map { String(cString: $0) } ?? "",
-                fault: version.flatMap {
-                    ParsedHead.fault(of: connection, method: method, url: url, version: $0, targetLength: start.targetBytes)
+                fault: version.flatMap { version in
+                    // A head over the limit is refused for its size: it is not walked.
+                    guard geoledger_mhd_request_head_size(connection) <= configuration.maximumHeaderBytes else { return nil }
+                    return ParsedHead.fault(
+                        of: connection, method: method, url: url, version: version, targetLength: start.targetBytes)
                 })
             if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)

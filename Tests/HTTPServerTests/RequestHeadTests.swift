@@ -209,13 +209,13 @@ import Testing
     func aRequestLineInPiecesAfterAnIdleTimeIsAnswered() async throws {
         let port = TestPort.base + 89
         let second = try await withServer(port: port, router: Self.router, configure: {
-            $0.connectionTimeout = .seconds(4)
-            $0.requestTimeout = .seconds(1)
+            $0.connectionTimeout = .seconds(5)
+            $0.requestTimeout = .seconds(2)
         }) { _ in
-            let client = try RawClient(port: port, timeout: .seconds(3))
+            let client = try RawClient(port: port, timeout: .seconds(4))
             try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
             _ = try client.readResponse()
-            usleep(1_500_000)
+            usleep(2_500_000)
             // The server sees the first piece arrive more than the request timeout after the last request ended.
             try client.send("GET /pi")
             usleep(600_000)
