@@ -4,8 +4,8 @@ import Foundation
 /// writer whose member names are fixed: the names must come in canonical order, UTF-8 byte order, which is checked
 /// in debug builds. The bytes equal those of the same object built as a ``JSONValue`` and made canonical.
 ///
-/// The bytes go through a pointer into a ``ByteBuffer`` this writer owns, and are copied into an array once, by
-/// ``finish()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
+/// The bytes go through a pointer into a ``ByteBuffer`` this writer owns, and are copied out once, into an array by
+/// ``finish()`` or into `Data` by ``finishData()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
 /// uniqueness and capacity again, which cost more than the bytes. So the writer cannot be copied.
 public struct CanonicalObjectWriter: ~Copyable {
     private var buffer: ByteBuffer
