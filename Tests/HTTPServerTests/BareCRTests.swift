@@ -21,29 +21,7 @@ import Testing
             (68, "GET /ok\rjunk HTTP/1.1\r\nHost: test\r\n\r\n", "invalid_request_line", nil),
         ] as [(Int, String, String, String?)])
     func aBareCRIs400(offset: Int, input: String, code: String, field: String?) async throws {
-        let port = TestPort.base + offset
-        let calls = Counter()
-        var router = Router()
-        router.get("/ok") { _ in
-            calls.enter()
-            defer { calls.leave() }
-            return HTTPResponse(body: Array("ok".utf8))
-        }
-        let (response, closed, after) = try await withServer(port: port, router: router) { _ in
-            let client = try RawClient(port: port, timeout: .seconds(5))
-            try client.send(input)
-            let response = try client.readResponse()
-            return (response, client.closesWithin(.seconds(2)), try request(port: port, "GET", "/ok").status)
-        }
-        #expect(response.status == 400, "\(response.text)")
-        #expect(response.headers["Content-Type"] == "application/json")
-        let error = try errorObject(response.body)
-        #expect(error["code"] == code, "\(response.text)")
-        #expect(error["field"] == field, "\(response.text)")
-        #expect(error["message"]?.contains("bare CR") == true, "\(response.text)")
-        #expect(closed)
-        #expect(calls.calls == 1, "only the request after it reached the handler")
-        #expect(after == 200)
+        try await expectHeadRefused(port: TestPort.base + offset, input, code: code, field: field, cause: "bare CR")
     }
 
     @Test("a CR in the body, after the head, is the body's: the request is answered and the body read as sent")
