@@ -52,6 +52,8 @@ struct ParsedHead {
         case headerCR(String)
         /// A header continued on the next line (obsolete line folding, RFC 9112 section 5.2).
         case folded
+        /// A header name that is not a token, such as one with whitespace before its colon.
+        case headerName(String)
     }
 
     /// Where a NUL byte (or a folded header) hides part of the head, or where a bare CR is in it; nil when
@@ -74,11 +76,27 @@ struct ParsedHead {
         }
         guard Self.isLineBreak(head, from: lineEnd, to: head.count, lines: 2) else { return owner }
         // Every line break is NUL bytes now: a CR is in the request line, or in the last header that starts before it.
-        guard let cr = head.firstIndex(of: UInt8(ascii: "\r")) else { return nil }
+        guard let cr = head.firstIndex(of: UInt8(ascii: "\r")) else {
+            // A name is a token (RFC 9112 section 5.1, which has a server refuse whitespace before the colon):
+            // libmicrohttpd keeps such whitespace in the name, and so would not frame the body by `Content-Length `.
+            return fields.first { !Self.isToken($0.name) }.map { .headerName($0.name) }
+        }
         guard let field = fields.filter({ $0.start <= cr }).max(by: { $0.start < $1.start }) else {
             return .requestLineCR
         }
         return .headerCR(field.name)
+    }
+
+    /// Whether `name` is a token of RFC 9110 section 5.6.2: letters, digits and ``!#$%&'*+-.^_`|~``, at least one.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
     }
 
     /// Whether the bytes from `start` to `end` are `lines` line breaks as libmicrohttpd leaves them: 1 or 2 NUL bytes
@@ -116,6 +134,11 @@ struct ParsedHead {
             .error(
                 .badRequest, code: "folded_header",
                 message: "a header is continued on the next line (obsolete line folding): send each on one line")
+        case .headerName(let name):
+            .error(
+                .badRequest, code: "invalid_header",
+                message: "header name \"\(name)\" is not a token: no whitespace or separator may come before its colon",
+                field: name)
         }
         response.headers.set("Connection", "close")
         return response

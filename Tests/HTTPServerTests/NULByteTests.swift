@@ -67,4 +67,17 @@ import Testing
         #expect(try errorObject(response.body)["code"] == "folded_header")
         #expect(seen.calls == 0)
     }
+
+    @Test(
+        "a header name that is not a token, whitespace before its colon included, is 400 naming it, and no handler runs",
+        arguments: [
+            (25, "GET /ok HTTP/1.1\r\nHost: test\r\nX-A : v\r\n\r\n", "X-A "),
+            // Framed by libmicrohttpd as a request without a body, its body read as the next request.
+            (26, "POST /ok HTTP/1.1\r\nHost: test\r\nContent-Length\t: 2\r\n\r\n[]", "Content-Length\t"),
+            (27, "GET /ok HTTP/1.1\r\nHost: test\r\nX(A): v\r\n\r\n", "X(A)"),
+        ] as [(Int, String, String)])
+    func aHeaderNameThatIsNoTokenIs400(offset: Int, input: String, name: String) async throws {
+        try await expectHeadRefused(
+            port: TestPort.base + offset, input, code: "invalid_header", field: name, cause: "is not a token")
+    }
 }
