@@ -228,20 +228,22 @@ final class Dispatcher: Sendable {
             // Answered 408 already: its headers took too long.
             guard start.claim() else { return .NO }
             if let existing = slot.pointee { Unmanaged<AnyObject>.fromOpaque(existing).release() }
-            let context = makeContext(connection, url: url, method: method, start: start)
+            let fields = ParsedHead.RawField.all(of: connection)
+            let context = makeContext(connection, url: url, method: method, fields: fields, start: start)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             let phase = state.withLock { state in
                 state.active[ObjectIdentifier(context)] = context
                 return state.phase
             }
+            let headBytes = geoledger_mhd_request_head_size(connection)
             let head = RequestHead(
-                bytes: geoledger_mhd_request_head_size(connection), targetBytes: start.targetBytes,
-                version: version.map { String(cString: $0) } ?? "",
+                bytes: headBytes, targetBytes: start.targetBytes, version: version.map { String(cString: $0) } ?? "",
                 fault: version.flatMap { version in
                     // A head over the limit is refused for its size: it is not walked.
-                    guard geoledger_mhd_request_head_size(connection) <= configuration.maximumHeaderBytes else { return nil }
+                    guard headBytes <= configuration.maximumHeaderBytes else { return nil }
                     return ParsedHead.fault(
-                        of: connection, method: method, url: url, version: version, targetLength: start.targetBytes)
+                        method: method, url: url, version: version, fields: fields, headBytes: headBytes,
+                        targetLength: start.targetBytes)
                 })
             if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)
@@ -328,20 +330,12 @@ final class Dispatcher: Sendable {
     // MARK: Reading and answering
 
     private func makeContext(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, start: RequestStart
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        fields: [ParsedHead.RawField], start: RequestStart
     ) -> RequestContext {
         var headers = HTTPHeaders()
+        for field in fields { headers.add(field.name, field.value) }
         var query: [(name: [UInt8], value: [UInt8])] = []
-        withUnsafeMutablePointer(to: &headers) { pointer in
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { context, _, key, keySize, value, valueSize in
-                let headers = context!.assumingMemoryBound(to: HTTPHeaders.self)
-                headers.pointee.add(
-                    String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self),
-                    String(
-                        decoding: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize), as: UTF8.self))
-                return .YES
-            }, pointer)
-        }
         withUnsafeMutablePointer(to: &query) { pointer in
             _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, { context, _, key, keySize, value, valueSize in
                 let query = context!.assumingMemoryBound(to: [(name: [UInt8], value: [UInt8])].self)

@@ -146,24 +146,38 @@ struct ParsedHead {
 }
 
 extension ParsedHead {
-    /// Reads where libmicrohttpd left the pieces of `connection`'s head and checks it, in its access callback:
-    /// `method`, `url` and `version` are the pointers that callback was given, which point into the head.
+    /// A header as libmicrohttpd read it, with where its name starts and its value ends in libmicrohttpd's buffer.
+    struct RawField {
+        var name: String
+        var value: String
+        var nameAddress: Int
+        var valueEndAddress: Int
+
+        /// The request's headers in the order sent: one walk, for the request's headers and for the check of its head.
+        static func all(of connection: OpaquePointer) -> [RawField] {
+            var fields: [RawField] = []
+            withUnsafeMutablePointer(to: &fields) { pointer in
+                _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { context, _, key, keySize, value, valueSize in
+                    guard let key else { return .YES }
+                    let valueSize = value == nil ? 0 : valueSize
+                    context!.assumingMemoryBound(to: [RawField].self).pointee.append(RawField(
+                        name: String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self),
+                        value: String(decoding: UnsafeRawBufferPointer(start: value, count: valueSize), as: UTF8.self),
+                        nameAddress: Int(bitPattern: key), valueEndAddress: Int(bitPattern: value.map { $0 + valueSize })))
+                    return .YES
+                }, pointer)
+            }
+            return fields
+        }
+    }
+
+    /// Checks the head where libmicrohttpd left its pieces, in its access callback: `method`, `url` and `version` are
+    /// the pointers that callback was given, which point into the head, `headBytes` long from `method`.
     static func fault(
-        of connection: OpaquePointer, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>,
-        version: UnsafePointer<CChar>, targetLength: Int
+        method: UnsafePointer<CChar>, url: UnsafePointer<CChar>, version: UnsafePointer<CChar>, fields: [RawField],
+        headBytes: Int, targetLength: Int
     ) -> Fault? {
         let address = Int(bitPattern: method)
-        var fields: [(name: String, start: Int, valueEnd: Int)] = []
-        withUnsafeMutablePointer(to: &fields) { pointer in
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { context, _, key, keySize, value, valueSize in
-                let fields = context!.assumingMemoryBound(to: [(name: String, start: Int, valueEnd: Int)].self)
-                guard let key, let value else { return .YES }
-                fields.pointee.append((
-                    String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self),
-                    Int(bitPattern: key), Int(bitPattern: value + valueSize)))
-                return .YES
-            }, pointer)
-        }
         let targetStart = Int(bitPattern: url) - address
         let versionStart = Int(bitPattern: version) - address
         // The version follows the target and the NUL that was the space before it.
@@ -171,7 +185,11 @@ extension ParsedHead {
         let head = ParsedHead(
             methodEnd: strlen(method), target: targetStart..<(versionStart - 1), targetLength: targetLength,
             versionEnd: versionStart + strlen(version),
-            fields: fields.map { Field(name: $0.name, start: $0.start - address, valueEnd: $0.valueEnd - address) })
-        return head.fault(in: UnsafeRawBufferPointer(start: method, count: geoledger_mhd_request_head_size(connection)))
+            fields: fields.compactMap { field in
+                // A header without a value (never, from libmicrohttpd's parser) has no end to check.
+                guard field.valueEndAddress != 0 else { return nil }
+                return Field(name: field.name, start: field.nameAddress - address, valueEnd: field.valueEndAddress - address)
+            })
+        return head.fault(in: UnsafeRawBufferPointer(start: method, count: headBytes))
     }
 }
