@@ -185,43 +185,32 @@ import Testing
         #expect(outcome.elapsed < .milliseconds(4800))
     }
 
-    @Test("a connection kept alive and silent past the request timeout is not answered: its next request is")
-    func anIdleConnectionIsNotAnswered408() async throws {
-        let port = TestPort.base + 78
+    /// The next request comes whole, or its request line in two pieces 600 ms apart, which the server sees begin more
+    /// than the request timeout after the last request ended.
+    @Test(
+        "a connection kept alive and silent past the request timeout is not answered: its next request is, whole or in pieces",
+        arguments: [
+            (78, ["GET /ping HTTP/1.1\r\nHost: test\r\n\r\n"]),
+            (89, ["GET /pi", "ng HTTP/1.1\r\nHost: test\r\n\r\n"]),
+        ])
+    func anIdleConnectionIsNotAnswered408(offset: Int, pieces: [String]) async throws {
+        let port = TestPort.base + offset
         let (first, second) = try await withServer(port: port, router: Self.router, configure: {
-            $0.connectionTimeout = .seconds(4)
-            $0.requestTimeout = .seconds(1)
-        }) { _ in
-            let client = try RawClient(port: port, timeout: .seconds(3))
-            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
-            let first = try client.readResponse()
-            // Idle past the request timeout, well within the connection timeout.
-            usleep(2_000_000)
-            try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
-            return (first, try client.readResponse())
-        }
-        #expect(first.status == 200)
-        #expect(second.status == 200, "\(second.text)")
-        #expect(second.text == "pong")
-    }
-
-    @Test("a request line sent in two pieces after an idle time longer than the request timeout is answered")
-    func aRequestLineInPiecesAfterAnIdleTimeIsAnswered() async throws {
-        let port = TestPort.base + 89
-        let second = try await withServer(port: port, router: Self.router, configure: {
             $0.connectionTimeout = .seconds(5)
             $0.requestTimeout = .seconds(2)
         }) { _ in
             let client = try RawClient(port: port, timeout: .seconds(4))
             try client.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
-            _ = try client.readResponse()
+            let first = try client.readResponse()
+            // Idle past the request timeout, well within the connection timeout.
             usleep(2_500_000)
-            // The server sees the first piece arrive more than the request timeout after the last request ended.
-            try client.send("GET /pi")
-            usleep(600_000)
-            try client.send("ng HTTP/1.1\r\nHost: test\r\n\r\n")
-            return try client.readResponse()
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 { usleep(600_000) }
+                try client.send(piece)
+            }
+            return (first, try client.readResponse())
         }
+        #expect(first.status == 200)
         #expect(second.status == 200, "\(second.text)")
         #expect(second.text == "pong")
     }
