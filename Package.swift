@@ -58,6 +58,7 @@ let package = Package(
                 .copy("0015_accuracy_index.sql"),
                 .copy("0016_accuracy_buckets_one_digit.sql"),
                 .copy("0018_accuracy_bucket_in_projector.sql"),
+                .copy("0019_projector_checkpoint.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),

@@ -114,33 +114,19 @@ extension EventLog {
     /// Writes a decided batch in one transaction, when the log's head is still the one the decision assumed. Otherwise
     /// someone else appended since: nothing is written, and the batch must be decided again, under the lock
     /// (``append(_:atomic:hooks:on:)``).
-    ///
-    /// `beforeLock` writes ahead of the append lock what only this batch writes while its decision holds: rows keyed
-    /// by its positions. A writer's next batch does so while the batch before it holds the lock, and the lock is held
-    /// for the rest alone. It does so only while no append decided under the lock runs or waits, which would move
-    /// the head; such an append waits for it (``mayWriteAhead(on:)``). Should the decision no longer hold, another
-    /// batch decided ahead may write rows at the same positions: theirs found there (a unique violation), like a
-    /// deadlock, tells the same as a moved head, and nothing is written.
     /// - Parameters:
-    ///   - beforeLock: writes, in the transaction, before the append lock is taken.
     ///   - holds: asked right before the lock is taken: false when the writer knows the decision no longer holds.
     ///   - locked: called once the lock is held and the head is the one assumed, before the rest is written.
     ///   - then: writes the rest, in the transaction, under the lock, after the events.
     /// - Returns: whether the batch was written.
     public func write(
-        _ decided: DecidedAppend, beforeLock: (Connection) throws -> Void = { _ in }, holds: () -> Bool = { true },
-        locked: () -> Void = {}, then: (Connection) throws -> Void, on connection: Connection
+        _ decided: DecidedAppend, holds: () -> Bool = { true }, locked: () -> Void = {},
+        then: (Connection) throws -> Void, on connection: Connection
     ) throws -> Bool {
         do {
             try connection.transaction { transaction in
-                do {
-                    guard try mayWriteAhead(on: transaction) else { throw DecisionOutdated() }
-                    try beforeLock(transaction)
-                    guard holds() else { throw DecisionOutdated() }
-                    try lockAppends(on: transaction)
-                } catch let error as PostgresError where error.isUniqueViolation || error.isDeadlock {
-                    throw DecisionOutdated()
-                }
+                guard holds() else { throw DecisionOutdated() }
+                try lockAppends(on: transaction)
                 guard try head(on: transaction) == decided.assumedHead else { throw DecisionOutdated() }
                 locked()
                 try insert(decided.plan, of: decided.events, on: transaction)

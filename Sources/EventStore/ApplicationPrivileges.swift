@@ -19,7 +19,7 @@ public enum ApplicationPrivileges {
                 GRANT USAGE ON SCHEMA projections TO \(role);
                 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA projections TO \(role);
                 GRANT UPDATE ON projections.terminals, projections.latest_fixes, projections.daily_events, projections.fix_days,
-                    projections.accuracy_buckets TO \(role);
+                    projections.accuracy_buckets, projections.checkpoint TO \(role);
                 GRANT SELECT, INSERT, DELETE ON api_tokens TO \(role);
                 GRANT UPDATE (last_used_at) ON api_tokens TO \(role);
                 GRANT EXECUTE ON FUNCTION report_region_mismatch, report_accuracy, report_providers,

@@ -9,9 +9,6 @@ import Postgres
 public struct EventLog: Sendable {
     /// Arbitrary, fixed: the advisory lock key that serialises appends.
     static let appendLockKey: Int64 = 0x6765_6f6c_6170_7064
-    /// Arbitrary, fixed: the advisory lock key that keeps appends decided under the lock and rows written ahead of
-    /// the lock apart (``mayWriteAhead(on:)``).
-    static let aheadLockKey: Int64 = 0x6765_6f6c_6168_6564
 
     public init() {}
 
@@ -19,7 +16,7 @@ public struct EventLog: Sendable {
     /// - Parameters:
     ///   - events: in order; each is checked against its stream's version as left by the events before it.
     ///   - atomic: when true, one failed event writes nothing at all.
-    ///   - hooks: domain rules and projections, run in the same transaction.
+    ///   - hooks: domain rules and the read models they need, run in the same transaction.
     ///   - cache: stream heads kept from this writer's earlier appends, for a writer that appends batch after batch.
     ///   - beforeCommit: runs last in the transaction, right before COMMIT, when the batch is to be written; what it
     ///     throws rolls the batch back and is rethrown.
@@ -29,10 +26,7 @@ public struct EventLog: Sendable {
         on connection: Connection, beforeCommit: () throws -> Void = {}
     ) throws -> AppendAnswer {
         guard !events.isEmpty else { return AppendAnswer(results: [], head: try head(on: connection)) }
-        // A batch decided ahead writes rows at the positions it decided before it takes the lock (``write(_:beforeLock:
-        // holds:locked:then:on:)``), positions this append may take once it holds the lock. So this append first waits
-        // for such batches to end, and starts none meanwhile (``lockAppendsAhead(on:)``): it never waits for their rows
-        // while they wait for its lock. Should a deadlock still end it, nothing of it is left, and it is tried again.
+        // Should a deadlock end it (the rules read and write the bindings), nothing of it is left, and it is tried again.
         var attempt = 1
         while true {
             do {
@@ -53,7 +47,6 @@ public struct EventLog: Sendable {
     ) throws -> AppendAnswer {
         let streams = Set(events.map(\.stream))
         let (answer, appended) = try connection.transaction { transaction in
-            try lockAppendsAhead(on: transaction)
             try lockAppends(on: transaction)
             let before = try head(on: transaction)
             let cached = cache?.heads(of: streams, whenHeadIs: before) ?? [:]
@@ -89,21 +82,6 @@ public struct EventLog: Sendable {
     /// Takes the append lock until the end of the caller's transaction: appends from anywhere wait until then.
     public func lockAppends(on transaction: Connection) throws {
         try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.appendLockKey])
-    }
-
-    /// Waits for the batches decided ahead that are writing rows ahead of the append lock to end, and keeps others
-    /// from starting until the end of the caller's transaction. Taken before the append lock by whoever must not wait,
-    /// holding that lock, for rows such a batch wrote: an append decided under the lock, which then takes positions no
-    /// one else holds rows at; a replay, which then drops the tables it replaces.
-    public func lockAppendsAhead(on transaction: Connection) throws {
-        try transaction.query("SELECT pg_advisory_xact_lock($1)", [Self.aheadLockKey])
-    }
-
-    /// Whether a batch decided ahead may write rows ahead of the append lock: no append decided under the lock runs
-    /// or waits (it would move the log's head, so the decision would not hold anyway). If so, holds that append off
-    /// until the end of the caller's transaction; batches decided ahead do not hold each other off.
-    func mayWriteAhead(on transaction: Connection) throws -> Bool {
-        try transaction.query("SELECT pg_try_advisory_xact_lock_shared($1)", [Self.aheadLockKey]).first!.decode(0)
     }
 
     /// Events of one stream from a version on, in version order.

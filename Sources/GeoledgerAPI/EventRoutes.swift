@@ -110,6 +110,8 @@ extension GeoledgerAPI {
         try request.acceptOnly(["atomic"])
         let atomic = try request.boolean("atomic")
         let raw = try EventRoutes.items(request.body, limit: configuration.maximumBatchItems)
+        // Held back, with nothing stored, while the projections are too far behind.
+        try projector.admit()
         // Parsed one at a time as the batch is prepared, as `ingest` does: only one item's parsed tree is held at
         // once. Parsed all ahead, a 16 MiB body of junk items such as `{"a":[1,1,...]}` held some 300 MB of trees.
         var types: [String] = []

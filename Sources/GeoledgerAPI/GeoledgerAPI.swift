@@ -3,6 +3,7 @@ import HTTPServer
 import Ingestion
 import JSON
 import Postgres
+import Projections
 
 /// The HTTP API of DESIGN.md ("Interfaces"): its routes, their access rules, the request log and the metrics.
 /// Handlers run on the server's worker threads and take connections from ``pool``, sized to them.
@@ -33,15 +34,32 @@ public final class GeoledgerAPI: Sendable {
     public let pool: ConnectionPool
     public let metrics = Metrics()
     let service: IngestService
+    /// Keeps the projections behind the log: the service hands it what it appends, reads wait for it, and appends
+    /// are held back while it is too far behind. `serve` runs it in the background; otherwise each read projects
+    /// what it needs itself.
+    public let projector: ProjectorRunner
     /// Where every batch is appended, in turn.
     let writer: BatchWriter
     let tokens = TokenStore()
 
+    /// - Parameter service: appends hand their events to its projector; without one, the API makes its own, on the
+    ///   pool's database.
     public init(pool: ConnectionPool, service: IngestService, configuration: Configuration = Configuration()) {
+        let projector = service.projector ?? ProjectorRunner(configuration: pool.configuration)
+        let service = service.projector == nil ? service.handingOver(to: projector) : service
         self.pool = pool
         self.service = service
+        self.projector = projector
         self.writer = BatchWriter(service: service, pool: pool)
         self.configuration = configuration
+    }
+
+    /// Runs `body` on a connection once the projections hold every event committed before the call.
+    func reading<T>(_ body: (Connection) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try projector.awaitProjected(on: connection)
+            return try body(connection)
+        }
     }
 
     /// Every route, in the order the OpenAPI document lists them. A new route is one entry here and its handler.
@@ -58,8 +76,8 @@ public final class GeoledgerAPI: Sendable {
                         + "nothing appended",
                     413: "The body or the number of events is over the limit", 415: "The body is not JSON or NDJSON",
                     422: "atomic=true and an item is invalid; nothing appended",
-                    503: "The database cannot be reached, or the server stopped before the batch committed "
-                        + "(shutting_down); nothing appended",
+                    503: "The database cannot be reached, the server stopped before the batch committed "
+                        + "(shutting_down), or the projections are too far behind the log (projections_behind); nothing appended",
                 ], handler: { [self] in try postEvents($0) }),
             APIRoute(
                 .get, "/v1/events", access: .token(.read), summary: "The global feed: events after a position, in position order",
@@ -83,11 +101,14 @@ public final class GeoledgerAPI: Sendable {
                 handler: { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }),
             APIRoute(
                 .get, "/readyz", access: .open, summary: "The database answers",
-                responses: [200: "Ready", 503: "The database cannot be reached"], handler: { [self] in try readiness($0) }),
+                responses: [
+                    200: "Ready",
+                    503: "The database cannot be reached, or the projector is behind and failing or not moving (projector_stuck)",
+                ], handler: { [self] in try readiness($0) }),
             APIRoute(
                 .get, "/metrics", access: .loopback, summary: "Prometheus metrics",
                 responses: [200: "Metrics in the Prometheus text format", 403: "Asked from beyond the loopback interface"],
-                produces: Metrics.contentType, handler: { [metrics, pool] _ in metrics.response(pool: pool) }),
+                produces: Metrics.contentType, handler: { [metrics, pool, projector] _ in metrics.response(pool: pool, projector: projector.status) }),
             APIRoute(
                 .get, "/openapi.json", access: .open, summary: "This document", responses: [200: "The OpenAPI 3.1 document"],
                 handler: { [self] _ in .json(Array(OpenAPIDocument.document(for: routes).canonicalData())) }),
@@ -128,6 +149,8 @@ public final class GeoledgerAPI: Sendable {
                 response = try route.handler(request)
             } catch let error as APIError {
                 response = error.response
+            } catch let behind as ProjectionsBehind {
+                response = projectionsBehind(behind)
             } catch let error as PostgresError {
                 metrics.recordDatabaseError()
                 response = databaseFailure(error, request: request)
@@ -217,8 +240,33 @@ public final class GeoledgerAPI: Sendable {
         return response
     }
 
+    /// 503 `projections_behind`: a read that would have missed acknowledged writes, or an append held back.
+    private func projectionsBehind(_ behind: ProjectionsBehind) -> HTTPResponse {
+        metrics.recordProjectionsBehind(behind.kind)
+        let retryAfter = behind.kind == .read ? 1 : configuration.retryAfterSeconds
+        var response = HTTPResponse.error(
+            .serviceUnavailable, code: "projections_behind",
+            message: "\(behind)\(behind.kind == .append ? "; nothing was stored" : ""); retry in \(retryAfter) s")
+        response.headers.set("Retry-After", String(retryAfter))
+        return response
+    }
+
+    /// Seconds a projector that is behind may go without moving before `/readyz` calls it stuck.
+    static let stuckAfterSeconds = 30.0
+
     private func readiness(_ request: HTTPRequest) throws -> HTTPResponse {
         _ = try pool.withConnection { try $0.query("SELECT 1") }
+        let status = projector.status
+        guard !status.isStuck(after: Self.stuckAfterSeconds) else {
+            let reason = status.lastError.map { "it fails: \($0)" }
+                ?? "it has not moved for over \(Int(Self.stuckAfterSeconds)) s"
+            var response = HTTPResponse.error(
+                .serviceUnavailable, code: "projector_stuck",
+                message: "the projections are \(status.lag) events behind the log and \(reason); reads answer 503 "
+                    + "projections_behind until it recovers")
+            response.headers.set("Retry-After", String(configuration.retryAfterSeconds))
+            return response
+        }
         return .json(Array(#"{"status":"ready"}"#.utf8))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Postgres
+import Projections
 import Synchronization
 
 /// The counters `/metrics` shows, in the Prometheus text format (version 0.0.4): requests by route, method and
@@ -20,6 +21,8 @@ public final class Metrics: Sendable {
         var batchesDecidedAhead = 0
         var batchesDecidedUnderLock = 0
         var databaseErrors = 0
+        var readsBehind = 0
+        var appendsBehind = 0
     }
 
     private struct RequestKey: Hashable {
@@ -66,16 +69,26 @@ public final class Metrics: Sendable {
         }
     }
 
+    func recordProjectionsBehind(_ kind: ProjectionsBehind.Kind) {
+        state.withLock { state in
+            switch kind {
+            case .read: state.readsBehind += 1
+            case .append: state.appendsBehind += 1
+            }
+        }
+    }
+
     func recordDatabaseError() {
         state.withLock { $0.databaseErrors += 1 }
     }
 
-    func response(pool: ConnectionPool) -> HTTPResponse {
-        HTTPResponse(status: .ok, headers: ["Content-Type": Self.contentType], body: Array(text(pool: pool).utf8))
+    func response(pool: ConnectionPool, projector: ProjectorRunner.Status) -> HTTPResponse {
+        HTTPResponse(
+            status: .ok, headers: ["Content-Type": Self.contentType], body: Array(text(pool: pool, projector: projector).utf8))
     }
 
     /// The exposition text.
-    public func text(pool: ConnectionPool) -> String {
+    public func text(pool: ConnectionPool, projector: ProjectorRunner.Status) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines += [
@@ -124,7 +137,49 @@ public final class Metrics: Sendable {
             "# TYPE geoledger_database_errors_total counter",
             "geoledger_database_errors_total \(state.databaseErrors)",
         ]
+        lines += Self.projectorLines(projector, readsBehind: state.readsBehind, appendsBehind: state.appendsBehind)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The projector's position against the log's head, its work and its errors, and what its lag turned away.
+    static func projectorLines(_ status: ProjectorRunner.Status, readsBehind: Int, appendsBehind: Int) -> [String] {
+        [
+            "# HELP geoledger_log_head_position The log's last position, as this process last saw it.",
+            "# TYPE geoledger_log_head_position gauge",
+            "geoledger_log_head_position \(status.head)",
+            "# HELP geoledger_projector_position The last position the projections hold (the projector's checkpoint).",
+            "# TYPE geoledger_projector_position gauge",
+            "geoledger_projector_position \(status.position)",
+            "# HELP geoledger_projector_lag_events Events in the log the projections do not hold yet.",
+            "# TYPE geoledger_projector_lag_events gauge",
+            "geoledger_projector_lag_events \(status.lag)",
+            "# HELP geoledger_projector_lag_seconds How long the projections have been behind the log; 0 when caught up.",
+            "# TYPE geoledger_projector_lag_seconds gauge",
+            "geoledger_projector_lag_seconds \(status.lagSeconds())",
+            "# HELP geoledger_projector_max_lag_events Events the projections may be behind before appends answer 503 "
+                + "projections_behind (GEOLEDGER_MAX_PROJECTION_LAG).",
+            "# TYPE geoledger_projector_max_lag_events gauge",
+            "geoledger_projector_max_lag_events \(status.maximumLag)",
+            "# HELP geoledger_projector_batches_total Batches this process projected.",
+            "# TYPE geoledger_projector_batches_total counter",
+            "geoledger_projector_batches_total \(status.batches)",
+            "# HELP geoledger_projector_events_total Events this process projected, by where it took them from: handed over "
+                + "by its own appends, or read from the log.",
+            "# TYPE geoledger_projector_events_total counter",
+            "geoledger_projector_events_total{source=\"handed_over\"} \(status.eventsHandedOver)",
+            "geoledger_projector_events_total{source=\"log\"} \(status.eventsProjected - status.eventsHandedOver)",
+            "# HELP geoledger_projector_errors_total Batches of this process's projector that failed (each is tried again).",
+            "# TYPE geoledger_projector_errors_total counter",
+            "geoledger_projector_errors_total \(status.errors)",
+            "# HELP geoledger_projector_up 1 while the last batch succeeded or nothing was left to do, 0 while it fails.",
+            "# TYPE geoledger_projector_up gauge",
+            "geoledger_projector_up \(status.lastError == nil ? 1 : 0)",
+            "# HELP geoledger_projections_behind_total Requests answered 503 projections_behind: reads that waited past "
+                + "GEOLEDGER_READ_TIMEOUT, appends held back.",
+            "# TYPE geoledger_projections_behind_total counter",
+            "geoledger_projections_behind_total{request=\"read\"} \(readsBehind)",
+            "geoledger_projections_behind_total{request=\"append\"} \(appendsBehind)",
+        ]
     }
 
     /// A label value in double quotes, with `\`, `"` and newlines escaped.

@@ -147,7 +147,7 @@ extension GeoledgerAPI {
     private func page(_ subject: HistorySubject, _ request: HTTPRequest) throws -> HTTPResponse {
         let range = try HistoryParameters.range(request)
         let format = try AnswerFormat.read(request)
-        let page = try pool.withConnection { try History().page(of: subject, range, on: $0) }
+        let page = try reading { try History().page(of: subject, range, on: $0) }
         let body = try page.table(of: subject, locatedOnly: format == .geojson).rendered(as: format)
         var response = HTTPResponse(status: .ok, headers: ["Content-Type": AnswerFormat.mediaType(format)], body: Array(body.utf8))
         if let next = page.next {
@@ -191,7 +191,7 @@ extension GeoledgerAPI {
         } catch let error as ReportFilterError {
             throw APIError.badParameter(error.filter, "\(report.rawValue): \(error.filter) \(error.message)")
         }
-        let table = try pool.withConnection { try Reports.table(report, filters, on: $0) }
+        let table = try reading { try Reports.table(report, filters, on: $0) }
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": AnswerFormat.mediaType(format)], body: Array(try table.rendered(as: format).utf8))
     }

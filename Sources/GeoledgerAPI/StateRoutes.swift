@@ -25,7 +25,7 @@ extension GeoledgerAPI {
                 .badRequest, code: "invalid_id", message: "a \(kind) id is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not . or ..",
                 field: "id")
         }
-        guard let document = try pool.withConnection({ try read(id, $0) }) else {
+        guard let document = try reading({ try read(id, $0) }) else {
             throw APIError(.notFound, code: "not_found", message: "no \(kind) \(id)")
         }
         // One line of JSON: the document `show --format ndjson` writes.

@@ -55,15 +55,30 @@ private enum PreparedItem: Sendable {
 }
 
 /// The one path by which location records come in (the CLI's `ingest` and `POST /v1/events`): validate → assess →
-/// append in a batch, with domain rules and projections in the same transaction.
+/// append in a batch, with the domain rules and the terminal bindings in the same transaction. Once a batch commits,
+/// its events go to the projector, which keeps the other read models behind the log.
 public struct IngestService: Sendable {
     let validator: SubmissionValidator
     let assessor: FixAssessor
     let store = EventLog()
+    /// Where committed events are handed over, to be projected without reading them back; nil: the projector reads
+    /// them from the log.
+    public private(set) var projector: ProjectorRunner?
 
-    public init(classifier: any RegionClassifying, policy: AccuracyPolicy = AccuracyPolicy(), limits: ValidationLimits = ValidationLimits()) {
+    public init(
+        classifier: any RegionClassifying, policy: AccuracyPolicy = AccuracyPolicy(), limits: ValidationLimits = ValidationLimits(),
+        projector: ProjectorRunner? = nil
+    ) {
         validator = SubmissionValidator(limits: limits)
         assessor = FixAssessor(classifier: classifier, policy: policy)
+        self.projector = projector
+    }
+
+    /// The same service, handing what it appends over to `projector`.
+    public func handingOver(to projector: ProjectorRunner) -> IngestService {
+        var service = self
+        service.projector = projector
+        return service
     }
 
     /// Validates and assesses items, in order, each one once (a lazy collection parses each item only as it comes to
@@ -129,12 +144,11 @@ public struct IngestService: Sendable {
         } else {
             appended = try store.append(events, hooks: rules, cache: cache, on: connection, beforeCommit: beforeCommit)
         }
+        projector?.handOver(rules.appended)
         return Self.report(batch, appended)
     }
 
-    /// Writes a batch decided by an ``IngestPlanner``, with its projections, in one transaction. The history rows go
-    /// in ahead of the append lock (see ``EventLog/write(_:beforeLock:holds:locked:then:on:)``), and the summaries'
-    /// upserts are built ahead; the rest is written under it.
+    /// Writes a batch decided by an ``IngestPlanner`` in one transaction, with the bindings it leaves.
     /// - Parameters:
     ///   - holds: asked before the lock is taken: false when the writer knows the decision no longer holds.
     ///   - locked: called once the lock is held and the decision holds: a writer's next batch may start its own.
@@ -146,18 +160,15 @@ public struct IngestService: Sendable {
         _ decided: DecidedBatch, on connection: Connection, holds: () -> Bool = { true }, locked: () -> Void = {},
         beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport? {
-        // Built ahead too: only sending them needs the lock.
-        let summaries = try Projector.live.summaryUpserts(of: decided.placed)
         let written = try store.write(
-            decided.append,
-            beforeLock: { try Projector.live.copyHistory(decided.placed, on: $0) },
-            holds: holds, locked: locked,
+            decided.append, holds: holds, locked: locked,
             then: { transaction in
-                try summaries.write(on: transaction)
                 try Projector.live.store(decided.bindings, on: transaction)
                 try beforeCommit()
             }, on: connection)
-        return written ? Self.report(decided.batch, decided.append.answer) : nil
+        guard written else { return nil }
+        projector?.handOver(decided.placed)
+        return Self.report(decided.batch, decided.append.answer)
     }
 
     /// The log's head as committed (see ``LogHead``).

@@ -3,7 +3,8 @@ import Foundation
 import Postgres
 import Projections
 
-/// The domain rules checked at append, and the projections written in the same transaction.
+/// The domain rules checked at append, and the terminal bindings they are checked against, written in the same
+/// transaction: the one read model the append keeps (the projector keeps the others, behind the log).
 ///
 /// A terminal is bound to one merchant at a time: binding it to another needs an unbind first
 /// (`terminal_already_bound`); unbinding it from a merchant it is not bound to is `terminal_not_bound`.
@@ -11,7 +12,8 @@ import Projections
 struct LocationRules: AppendHooks {
     /// What the projections read of each event of the batch, in batch order, read while the batch was prepared.
     let projected: [ProjectedEvent]
-    /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`.
+    /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`; and the
+    /// appended events, placed, for the projector once the batch commits.
     private let stored = StoredBindings()
 
     init(projected: [ProjectedEvent]) {
@@ -25,13 +27,16 @@ struct LocationRules: AppendHooks {
         return rule(given: stored.bindings)
     }
 
-    /// Projects the appended events from what was read of them while the batch was prepared; the bindings of their
-    /// terminals follow from the stored ones, one appended change at a time.
+    /// Carries the bindings of the appended events' terminals forward from the stored ones, one appended change at a
+    /// time; keeps the events, placed, for ``appended``.
     func didAppend(_ events: [AppendedEvent], on connection: Connection) throws {
         let placed = placed(events)
-        try Projector.live.projectHistory(placed, on: connection)
         try Projector.live.carryBindings(of: placed, stored: stored.bindings, on: connection)
+        stored.appended = placed
     }
+
+    /// The events the append wrote, where the log put them; empty before it did.
+    var appended: [ProjectedEvent] { stored.appended }
 
     /// The terminals the batch binds or unbinds.
     var changedTerminals: [String] {
@@ -80,4 +85,5 @@ struct LocationRules: AppendHooks {
 /// The bindings read by `rules`, for `didAppend` of the same append.
 private final class StoredBindings {
     var bindings: [String: TerminalBinding] = [:]
+    var appended: [ProjectedEvent] = []
 }

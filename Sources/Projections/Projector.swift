@@ -138,11 +138,25 @@ public struct Projector: Sendable {
 
     /// The stored events of a range, as the projections read them: metadata and data.
     static func read(_ range: ClosedRange<Int64>, on connection: Connection) throws -> [ProjectedEvent] {
+        try read(
+            "position BETWEEN $1 AND $2 ORDER BY position", [range.lowerBound, range.upperBound], on: connection)
+    }
+
+    /// The stored events after `position`, at most `limit`, as far as their positions run on without a gap (the
+    /// feed's rule, ``EventLog/readAll(after:limit:on:)``).
+    static func read(after position: Int64, limit: Int, on connection: Connection) throws -> [ProjectedEvent] {
+        let page = try read("position > $1 ORDER BY position LIMIT $2", [position, Int64(limit)], on: connection)
+        var end = 0
+        while end < page.count && page[end].position == position + Int64(end) + 1 { end += 1 }
+        return Array(page.prefix(end))
+    }
+
+    private static func read(_ condition: String, _ parameters: [Int64], on connection: Connection) throws -> [ProjectedEvent] {
         try connection.query(
             """
             SELECT position, version, event_id, stream, type, metadata::text, data::text
-            FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position
-            """, [range.lowerBound, range.upperBound]
+            FROM events WHERE \(condition)
+            """, parameters
         ).map { row in
             let (position, version, eventId, stream, type) = (
                 try row.decode(0, as: Int64.self), try row.decode(1, as: Int64.self), try row.decode(2, as: UUID.self),

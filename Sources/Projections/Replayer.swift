@@ -71,15 +71,15 @@ public struct Replayer: Sendable {
             // On Citus, the catch-up writes the shards one connection at a time: the schema swap that follows may
             // not come after parallel writes in the same transaction.
             if rebuild.distributed { try transaction.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'") }
-            // Batches decided ahead write into the live tables before they take the append lock: the swap waits for
-            // those writing so and keeps others from starting, before it takes the lock, so that it never holds the
-            // lock while waiting for their rows.
-            try EventLog().lockAppendsAhead(on: transaction)
+            // Under the append lock nothing is appended, and under the projector's lock no batch of the live projector
+            // is half written: the rebuilt schema, with its checkpoint at the log's head, replaces the live one whole.
             try EventLog().lockAppends(on: transaction)
+            try ProjectorRunner.lockProjector(on: transaction)
             let end = try EventLog().headPosition(on: transaction)
             if end > start {
                 try Projector(schema: RebuildSchema.name).project((start + 1)...end, on: transaction)
             }
+            try Checkpoint.advance(to: end, in: RebuildSchema.name, on: transaction)
             try rebuild.swapIn(on: transaction)
             return end
         }
@@ -176,6 +176,8 @@ private struct RebuildSchema {
             try connection.execute(
                 "CREATE TABLE \(name).\(table) (LIKE projections.\(table) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
         }
+        // The rebuilt projections start from the log's beginning.
+        try connection.execute("INSERT INTO \(name).checkpoint (position) VALUES (0)")
         // On Citus, each rebuilt table is distributed by the live one's column and co-located with it, so that the
         // swap leaves the projections distributed.
         let distributed = try connection.query("SELECT 1 FROM pg_extension WHERE extname = 'citus'").count > 0

@@ -143,7 +143,7 @@ enum HistoryCommands {
         if let since = range.since, let until = range.until, since >= until {
             throw UsageError("--since must be before --until")
         }
-        let connection = try Settings.fromEnvironment().connect()
+        let connection = try Settings.fromEnvironment().connectForReading()
         let page = try History().page(of: subject, range, on: connection)
         var output = BufferedOutput()
         if isMap {

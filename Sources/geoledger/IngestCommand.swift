@@ -12,10 +12,12 @@ enum IngestCommand {
             Usage: geoledger ingest FILE|- [--batch-size N] [--max-item-bytes N] [--rejects FILE] [--quiet]
 
             Reads submissions (one JSON object per line, or one JSON array of objects) from FILE, or from standard
-            input with '-', validates each, assesses its fix and appends them in batches, each batch with its
-            projections in one transaction. Memory stays constant whatever the file size. Re-running a file is
-            safe: stored events come back as duplicates. It holds two database connections: one decides each
-            batch while the other writes the batch before.
+            input with '-', validates each, assesses its fix and appends them in batches, each batch in one
+            transaction. The projections follow the appends on a third connection, and are caught up when the
+            ingest ends; while they are more than GEOLEDGER_MAX_PROJECTION_LAG events behind (default 200000),
+            the appends wait. Memory stays constant whatever the file size. Re-running a file is safe: stored
+            events come back as duplicates. One connection decides each batch while another writes the batch
+            before.
 
             On a terminal, a progress line on stderr shows the count, events/s and, for a file, the ETA.
             At the end a summary: appended, duplicate, conflict, invalid; then the log's head as the ingest left
@@ -95,7 +97,12 @@ enum IngestCommand {
             decider.close()
             connection.close()
         }
-        let service = IngestService(classifier: try BoundaryClassifier.bundled())
+        // Projects behind the appends on a connection of its own, from the events handed over; the ingest ends
+        // with the projections caught up.
+        let projector = settings.projector()
+        projector.start()
+        defer { projector.stop() }
+        let service = IngestService(classifier: try BoundaryClassifier.bundled(), projector: projector)
         // Created or truncated only now that the database answered.
         let rejects = try rejectsPath.map { try OutputFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
@@ -108,6 +115,8 @@ enum IngestCommand {
                 progress.update(count: totals.items, bytes: bytes)
             })
         try rejects?.finish()
+        projector.stop()
+        try projector.catchUp(on: connection)
         progress.finish()
         let summary = "appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.itemCount) in \(progress.elapsedText))"
         let head = totals.head.map { "head=\($0)" }

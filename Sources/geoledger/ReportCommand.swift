@@ -95,7 +95,7 @@ enum ReportCommand {
         } catch let error as ReportFilterError {
             throw UsageError("\(report.rawValue): \(error)")
         }
-        let connection = try Settings.fromEnvironment().connect()
+        let connection = try Settings.fromEnvironment().connectForReading()
         let table = try Reports.table(report, filters, on: connection)
         var output = BufferedOutput()
         try output.append(isMap ? try MapFormat.terminalDrift(table) : try table.rendered(as: format, presentation))

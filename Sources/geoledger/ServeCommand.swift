@@ -48,8 +48,17 @@ enum ServeCommand {
                                    bodies are answered 413 before they are read
               --public-metrics     /metrics answers any client (GEOLEDGER_PUBLIC_METRICS=true)
 
+            The projections (positions, histories, visits, reports) are kept behind the log by a projector
+            running in the server, woken by each append and looking for other processes' appends every
+            0.2 s. A read answers only once they hold every event committed before it began: it waits up to
+            GEOLEDGER_READ_TIMEOUT, then answers 503 projections_behind with Retry-After. While they are more
+            than GEOLEDGER_MAX_PROJECTION_LAG events behind, POST /v1/events answers 503 projections_behind
+            with nothing stored. /metrics shows the projector's position, lag, batches and errors; /readyz
+            fails while it is behind and failing or not moving for 30 s.
+
             Environment: DATABASE_URL as for every command; GEOLEDGER_STATEMENT_TIMEOUT (seconds a
-            statement may take, default 60).
+            statement may take, default 60); GEOLEDGER_READ_TIMEOUT (seconds, default 5);
+            GEOLEDGER_MAX_PROJECTION_LAG (events, default 200000).
 
             Examples:
               geoledger serve
@@ -73,8 +82,9 @@ enum ServeCommand {
         let pool = ConnectionPool(configuration: settings.database, maximumConnections: serve.threads, checkoutTimeout: 30)
         defer { pool.close() }
         let log: @Sendable (String) -> Void = { line in writeStandardError(line + "\n") }
+        let projector = settings.projector()
         let api = GeoledgerAPI(
-            pool: pool, service: IngestService(classifier: try BoundaryClassifier.bundled()),
+            pool: pool, service: IngestService(classifier: try BoundaryClassifier.bundled(), projector: projector),
             configuration: GeoledgerAPI.Configuration(publicMetrics: serve.publicMetrics, log: log))
         do {
             try pool.withConnection { connection in
@@ -97,6 +107,9 @@ enum ServeCommand {
         } catch {
             throw CommandError("cannot serve on \(configuration.address): \(error)")
         }
+        // The projections follow the log on a connection of the projector's own, whatever appends.
+        projector.start()
+        defer { projector.stop() }
         let signals = server.stopOnSignals()
         print("geoledger serve: listening on http://\(server.configuration.address) (database \(settings.database))")
         try flushPrintedOutput()

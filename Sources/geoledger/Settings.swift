@@ -2,6 +2,7 @@ import Foundation
 import LocalPostgres
 import Output
 import Postgres
+import Projections
 
 /// Configuration built once from the environment and handed down.
 struct Settings {
@@ -16,10 +17,13 @@ struct Settings {
     /// of `database`.
     let applicationRole: String?
     /// Why GEOLEDGER_STATEMENT_TIMEOUT or GEOLEDGER_CONNECT_RETRY cannot be used, thrown by ``connect()``.
-    let invalidSetting: String?
+    var invalidSetting: String?
     /// Seconds (GEOLEDGER_CONNECT_RETRY, default 0) to keep trying a connection the server refuses or does not
     /// answer, for a database that starts with the command (`docker compose up`).
     var connectRetrySeconds = 0
+    /// The projector's bounds: GEOLEDGER_READ_TIMEOUT (seconds a read waits for the projections to pass the log's
+    /// head) and GEOLEDGER_MAX_PROJECTION_LAG (events the projections may be behind before appends are held back).
+    var projectorSettings = ProjectorRunner.Settings()
 
     /// - Parameters:
     ///   - ownerURL: the command's `--owner-url`, which goes before GEOLEDGER_OWNER_URL.
@@ -56,7 +60,40 @@ struct Settings {
                 ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'"
                 : retry == nil ? "GEOLEDGER_CONNECT_RETRY must be whole seconds from 0 to 3600, not '\(retryText)'" : nil)
         settings.connectRetrySeconds = retry ?? 0
+        let readTimeoutText = environment["GEOLEDGER_READ_TIMEOUT"].flatMap { $0.isEmpty ? nil : $0 } ?? "5"
+        let lagText = environment["GEOLEDGER_MAX_PROJECTION_LAG"].flatMap { $0.isEmpty ? nil : $0 } ?? "200000"
+        if let readTimeout = Double(readTimeoutText), readTimeout.isFinite, (0...3600).contains(readTimeout) {
+            settings.projectorSettings.readTimeout = readTimeout
+        } else if settings.invalidSetting == nil {
+            settings.invalidSetting = "GEOLEDGER_READ_TIMEOUT must be seconds from 0 to 3600, not '\(readTimeoutText)'"
+        }
+        if let lag = Int64(lagText), (1...1_000_000_000).contains(lag) {
+            settings.projectorSettings.maximumLag = lag
+        } else if settings.invalidSetting == nil {
+            settings.invalidSetting = "GEOLEDGER_MAX_PROJECTION_LAG must be a whole number of events from 1 to 1000000000, not '\(lagText)'"
+        }
         return settings
+    }
+
+    /// The projector of this process, on the application's database.
+    func projector() -> ProjectorRunner {
+        ProjectorRunner(configuration: database, settings: projectorSettings)
+    }
+
+    /// A connection for a command that reads the projections, once they hold every event committed before it: this
+    /// process projects what the log holds beyond them, or waits for the projector that does, up to
+    /// GEOLEDGER_READ_TIMEOUT.
+    func connectForReading() throws -> Connection {
+        let connection = try connect()
+        do {
+            try projector().awaitProjected(on: connection)
+        } catch let behind as ProjectionsBehind {
+            connection.close()
+            throw CommandError(
+                "\(behind); GEOLEDGER_READ_TIMEOUT (seconds, now \(String(format: "%g", projectorSettings.readTimeout))) sets how long a "
+                    + "read waits, and 'geoledger project' catches the projections up however long it takes")
+        }
+        return connection
     }
 
     /// A connection to the configured database, as the application, with a hint on failure.

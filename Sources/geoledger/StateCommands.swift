@@ -83,7 +83,7 @@ enum StateCommands {
         guard arguments.positionals.count == 1, let id = arguments.positionals.first else {
             throw UsageError("say which \(kind): geoledger show \(kind) ID")
         }
-        let connection = try Settings.fromEnvironment().connect()
+        let connection = try Settings.fromEnvironment().connectForReading()
         guard let document = try read(id, connection) else {
             printError("no \(kind) \(id)")
             return ExitCode.failure
