@@ -4,8 +4,7 @@
 -- rebuilt schema carries its own checkpoint when it is swapped in. One row.
 CREATE TABLE projections.checkpoint (
     one        boolean     PRIMARY KEY DEFAULT true CHECK (one),
-    position   bigint      NOT NULL CHECK (position >= 0),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    position   bigint      NOT NULL CHECK (position >= 0)
 );
 
 -- Until now every append projected its events in its own transaction: the projections hold the whole log.

@@ -79,7 +79,10 @@ public struct StreamIngestor {
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
     ///   An error either of them throws stops the ingest after the batch it was called for.
-    /// - Throws: ``IngestStopped`` with the cause and the totals of the batches committed before it.
+    /// When the service hands its appends over to a projector, the projector runs in the background meanwhile (unless
+    /// it runs already), and the ingest ends with the projections caught up with the log.
+    /// - Throws: ``IngestStopped`` with the cause and the totals of the batches committed before it;
+    ///   ``ProjectionsNotCaughtUp`` when every batch was committed but the projections could not be brought up to them.
     public func run(
         _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
@@ -94,6 +97,9 @@ public struct StreamIngestor {
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
         let underLock = Flag()
+        let projector = service.projector.flatMap { $0.status.running ? nil : $0 }
+        projector?.start()
+        defer { projector?.stop() }
         let readerDone = startReading(reader, into: read, stoppedBy: readStop)
         let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
@@ -136,6 +142,14 @@ public struct StreamIngestor {
             throw IngestStopped(cause: error, committed: totals)
         }
         if totals.head == nil { totals.head = try service.head(on: connection) }
+        if let projector {
+            projector.stop()
+            do {
+                try projector.catchUp(on: connection)
+            } catch {
+                throw ProjectionsNotCaughtUp(cause: error, committed: totals)
+            }
+        }
         return totals
     }
 
@@ -212,6 +226,19 @@ public struct IngestStopped: Error, CustomStringConvertible {
             : "\(committed.itemCount) before it \(committed.items == 1 ? "was" : "were") committed (appended \(committed.appended), duplicate "
                 + "\(committed.duplicate), conflict \(committed.conflict), invalid \(committed.invalid))"
         return "ingest stopped: \(cause); \(before); re-running the same input is safe"
+    }
+}
+
+/// Every batch of an ingest was committed, but the projections could not be caught up with them (a table they cannot
+/// write, say); reads wait for them until they are.
+public struct ProjectionsNotCaughtUp: Error, CustomStringConvertible {
+    public let cause: any Error
+    /// The totals of the ingest, every batch committed.
+    public let committed: IngestTotals
+
+    public var description: String {
+        "every item above was stored, but the projections could not be caught up: \(cause); reads answer once they "
+            + "are: remove the cause, then run 'geoledger project'"
     }
 }
 

@@ -12,7 +12,7 @@ enum Checkpoint {
     }
 
     static func advance(to position: Int64, in schema: String = "projections", on connection: Connection) throws {
-        try connection.query("UPDATE \(schema).checkpoint SET position = $1, updated_at = now()", [position])
+        try connection.query("UPDATE \(schema).checkpoint SET position = $1", [position])
     }
 }
 
@@ -64,8 +64,12 @@ public struct ProjectionsBehind: Error, CustomStringConvertible, Sendable {
         let failing = lastError.map { "; the projector is failing: \($0)" } ?? ""
         switch kind {
         case .read:
-            return "the projections are \(events) event\(events == 1 ? "" : "s") behind the log and did not catch up "
-                + "within \(String(format: "%g", bound)) s, so the answer would miss acknowledged writes\(failing)"
+            let behind = "the projections are \(events) event\(events == 1 ? "" : "s") behind the log"
+            if let lastError {
+                return "\(behind) and the projector fails: \(lastError); the answer would miss acknowledged writes"
+            }
+            return "\(behind) and did not catch up within \(String(format: "%g", bound)) s, so the answer would miss "
+                + "acknowledged writes"
         case .append:
             return "the projections are \(events) events behind the log, more than the \(Int64(bound)) allowed; "
                 + "appends wait until the projector catches up\(failing)"

@@ -273,12 +273,24 @@ public final class ProjectorRunner: Sendable {
             let position = try Checkpoint.position(on: connection)
             advanced(to: position)
             if position >= head { return }
-        } else if try catchUp(to: head, on: connection, until: deadline) {
-            return
+        } else {
+            do {
+                if try catchUp(to: head, on: connection, until: deadline) { return }
+            } catch let error as PostgresError where !error.isConnectionFailure && error.sqlState != nil {
+                // The database answers, but will not take the projections' rows: say so rather than the bare error.
+                failed(error)
+            }
         }
         let status = self.status
         throw ProjectionsBehind(
             kind: .read, events: max(0, head - status.position), bound: settings.readTimeout, lastError: status.lastError)
+    }
+
+    private func failed(_ error: any Error) {
+        state.withLock { state in
+            state.status.errors += 1
+            state.status.lastError = "\(error)"
+        }
     }
 
     /// Throws when the projections are more than ``Settings/maximumLag`` events behind the log as last seen.
@@ -367,7 +379,7 @@ public final class ProjectorRunner: Sendable {
         var pause = 0.1
         while !isStopping {
             do {
-                if connection == nil { connection = try Connection.connect(configuration.withStatementTimeout(nil)) }
+                if connection == nil { connection = try Connection.connect(configuration) }
                 switch try step(on: connection!) {
                 case .projected:
                     pause = 0.1
@@ -382,10 +394,7 @@ public final class ProjectorRunner: Sendable {
                     noteHead(try EventLog().headPosition(on: connection!))
                 }
             } catch {
-                state.withLock { state in
-                    state.status.errors += 1
-                    state.status.lastError = "\(error)"
-                }
+                failed(error)
                 connection?.close()
                 connection = nil
                 _ = wake.wait(timeout: .now() + pause)

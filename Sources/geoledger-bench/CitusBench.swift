@@ -78,7 +78,8 @@ enum CitusBench {
             let admin = try Connection.connect(engine.server)
             defer { admin.close() }
             try IngestBench.withDatabase(engine.server, admin: admin, cluster: engine.cluster) { connection, database in
-                let service = IngestService(classifier: try BoundaryClassifier.bundled())
+                let service = IngestService(
+                    classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
                 let descriptor = open(path, O_RDONLY)
                 guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
                 defer { close(descriptor) }

@@ -199,8 +199,9 @@ enum IngestBench {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let counts = try options.spec.write(to: path)
         emit("workload_events=\(counts.valid)")
-        let service = IngestService(classifier: try BoundaryClassifier.bundled())
         try withDatabase(server, admin: admin) { connection, database in
+            let service = IngestService(
+                classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
             let descriptor = open(path, O_RDONLY)
             guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
             defer { close(descriptor) }
@@ -256,12 +257,18 @@ enum IngestBench {
         let backend = connection.backendPID
         let decider = try Connection.connect(database)
         defer { decider.close() }
+        // The projector follows the appends on a third connection, and the ingest ends with it caught up: the
+        // server's CPU is that of all its processes.
+        let service = service.handingOver(to: ProjectorRunner(configuration: database))
+        let postgres = try ServerCPU(name: "server", server: database)
         try settle(connection, before: "ingest")
         if options.statements { try StatementStatistics.reset(on: connection) }
-        let (totals, ingest) = try timed(backends: [backend, decider.backendPID]) {
+        let databaseBefore = postgres.seconds()
+        var (totals, ingest) = try timed(backends: []) {
             try StreamIngestor(service: service, batchSize: options.batchSize).run(
                 SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
         }
+        ingest.serverCPU = postgres.seconds() - databaseBefore
         if options.statements { try StatementStatistics.write("ingest", per: totals.appended, on: connection) }
         emit("ingest_items=\(totals.items)")
         emit("ingest_appended=\(totals.appended)")

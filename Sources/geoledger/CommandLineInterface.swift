@@ -52,6 +52,7 @@ struct CommandLineInterface {
     /// what to do, whichever command met it.
     static func explained(_ error: any Error) -> String {
         let database = (error as? PostgresError) ?? ((error as? IngestStopped)?.cause as? PostgresError)
+            ?? (error as? ProjectionsNotCaughtUp)?.cause as? PostgresError
         guard let database, let state = database.sqlState, missingSchemaStates.contains(state) else {
             return "\(error)"
         }

@@ -97,26 +97,28 @@ enum IngestCommand {
             decider.close()
             connection.close()
         }
-        // Projects behind the appends on a connection of its own, from the events handed over; the ingest ends
-        // with the projections caught up.
-        let projector = settings.projector()
-        projector.start()
-        defer { projector.stop() }
-        let service = IngestService(classifier: try BoundaryClassifier.bundled(), projector: projector)
+        // The projector follows the appends on a connection of its own, from the events handed over; the ingest
+        // ends with the projections caught up.
+        let service = IngestService(classifier: try BoundaryClassifier.bundled(), projector: settings.projector())
         // Created or truncated only now that the database answered.
         let rejects = try rejectsPath.map { try OutputFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        let totals = try StreamIngestor(service: service, batchSize: batchSize).run(
-            SubmissionReader(fileDescriptor: descriptor, maximumItemBytes: maximumItemBytes), on: connection, decidingOn: decider,
-            rejected: { raw, result in try rejects?.appendLine(result.rejectLine(for: raw)) },
-            progress: { totals, bytes in
-                // Reject lines of committed batches reach the file even when a later batch fails.
-                try rejects?.flush()
-                progress.update(count: totals.items, bytes: bytes)
-            })
+        var notProjected: ProjectionsNotCaughtUp?
+        let totals: IngestTotals
+        do {
+            totals = try StreamIngestor(service: service, batchSize: batchSize).run(
+                SubmissionReader(fileDescriptor: descriptor, maximumItemBytes: maximumItemBytes), on: connection, decidingOn: decider,
+                rejected: { raw, result in try rejects?.appendLine(result.rejectLine(for: raw)) },
+                progress: { totals, bytes in
+                    // Reject lines of committed batches reach the file even when a later batch fails.
+                    try rejects?.flush()
+                    progress.update(count: totals.items, bytes: bytes)
+                })
+        } catch let caughtUp as ProjectionsNotCaughtUp {
+            notProjected = caughtUp
+            totals = caughtUp.committed
+        }
         try rejects?.finish()
-        projector.stop()
-        try projector.catchUp(on: connection)
         progress.finish()
         let summary = "appended \(totals.appended), duplicate \(totals.duplicate), conflict \(totals.conflict), invalid \(totals.invalid) (\(totals.itemCount) in \(progress.elapsedText))"
         let head = totals.head.map { "head=\($0)" }
@@ -129,6 +131,11 @@ enum IngestCommand {
             if let head { print(head) }
             if !totals.allStored, let rejectsPath { print("items not stored are in \(rejectsPath)") }
         }
+        if let notProjected {
+            printError("geoledger ingest: \(CommandLineInterface.explained(notProjected))")
+            return ExitCode.failure
+        }
         return totals.allStored ? ExitCode.ok : ExitCode.failure
     }
 }
+

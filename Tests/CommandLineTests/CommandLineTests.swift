@@ -40,7 +40,8 @@ struct HelpAndUsageTests {
     func ingestConnections() throws {
         let outcome = try GeoledgerProcess.run(["ingest", "--help"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.contains("It holds two database connections"))
+        #expect(outcome.stdout.contains("The projections follow the appends on a third connection"))
+        #expect(outcome.stdout.contains("One connection decides each batch while another writes the batch"))
     }
 
     @Test("an unknown command is a usage error naming it")

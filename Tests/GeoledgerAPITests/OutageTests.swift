@@ -94,7 +94,7 @@ struct OutageTests {
             })
             let acknowledged = answers.filter { $0.status == 200 }.flatMap(\.ids)
             #expect(Set(acknowledged).isSubset(of: stored), "an event answered 200 is missing")
-            #expect(server.api.metrics.text(pool: server.pool).contains("geoledger_database_errors_total 0\n") == false)
+            #expect(server.api.metrics.text(pool: server.pool, projector: server.api.projector.status).contains("geoledger_database_errors_total 0\n") == false)
         }
     }
 }

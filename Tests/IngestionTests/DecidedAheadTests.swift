@@ -61,6 +61,7 @@ struct DecidedAheadTests {
                 batches += 1
                 try afterBatch(batches)
             })
+        try db.project()
         return Outcome(totals: totals, rejected: rejected, batches: batches)
     }
 
@@ -150,7 +151,7 @@ struct DecidedAheadTests {
             _ = try Self.ingest(Self.lines(), into: db, decidingAhead: true) { batch in
                 guard batch == 1 else { return }
                 storedBefore = try other.count("SELECT count(*) FROM events")
-                try other.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+                try other.connection.execute("ALTER TABLE events ADD CONSTRAINT refuse CHECK (false) NOT VALID")
             }
         }
         #expect(storedBefore > 0)

@@ -21,7 +21,7 @@ struct IngestStopTests {
         let ingest = try RunningGeoledger(["ingest", "-", "--batch-size", "5", "--quiet"], environment: ["DATABASE_URL": db.url])
         ingest.write(Self.lines(1...5))
         #expect(try eventually(within: 30) { try db.count("SELECT count(*) FROM events") == 5 })
-        try db.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+        try db.connection.execute("ALTER TABLE events ADD CONSTRAINT refuse CHECK (false) NOT VALID")
         ingest.write(Self.lines(6...12))
         ingest.closeInput()
         let outcome = ingest.waitForExit(limit: 60)
@@ -33,6 +33,42 @@ struct IngestStopTests {
             "; 5 items before it were committed (appended 5, duplicate 0, conflict 0, invalid 0); re-running the same input is safe"),
             "\(outcome.stderr)")
         #expect(try db.count("SELECT count(*) FROM events") == 5)
+    }
+
+    @Test("the projections refuse a row: every item is appended all the same, and the ingest exits 1 saying the projections are behind")
+    func refusedProjection() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+        let outcome = try GeoledgerProcess.run(
+            ["ingest", "-", "--batch-size", "5", "--quiet"], environment: ["DATABASE_URL": db.url],
+            input: Self.lines(1...12).joined(separator: "\n") + "\n")
+
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.hasPrefix("appended 12, duplicate 0, conflict 0, invalid 0 (12 items in "), "\(outcome.stdout)")
+        #expect(outcome.stderr.contains(
+            "geoledger ingest: every item above was stored, but the projections could not be caught up: "), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("\"refuse"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("remove the cause, then run 'geoledger project'"), "\(outcome.stderr)")
+        #expect(try db.count("SELECT count(*) FROM events") == 12)
+        #expect(try db.count("SELECT count(*) FROM projections.fixes") == 0)
+        #expect(try db.count("SELECT position FROM projections.checkpoint") == 0)
+
+        // A read fails clearly rather than answering without them.
+        let show = try GeoledgerProcess.run(
+            ["show", "merchant", "M1"], environment: ["DATABASE_URL": db.url, "GEOLEDGER_READ_TIMEOUT": "1"])
+        #expect(show.status == 1)
+        #expect(show.stderr.contains("the projections are 12 events behind the log and the projector fails: "), "\(show.stderr)")
+        #expect(show.stderr.contains("\"refuse"), "\(show.stderr)")
+        #expect(show.stdout.isEmpty)
+
+        // The cause removed, the projections catch up, once.
+        try db.connection.execute("ALTER TABLE projections.fixes DROP CONSTRAINT refuse")
+        let project = try GeoledgerProcess.run(["project"], environment: ["DATABASE_URL": db.url])
+        #expect(project.status == 0)
+        #expect(project.stdout == "projected 12 events; the projections hold the log up to 12\n")
+        #expect(try db.count("SELECT count(*) FROM projections.fixes") == 12)
+        try db.expectReplayKeepsProjections()
     }
 
     @Test("the server stops answering: the ingest ends at GEOLEDGER_STATEMENT_TIMEOUT, saying so and what was committed")
@@ -52,7 +88,8 @@ struct IngestStopTests {
               AND application_name NOT LIKE 'citus%'
             """
         ).map { try $0.decode(0, as: Int32.self) }
-        #expect(servers.count == 2)
+        // Two append, one projects.
+        #expect(servers.count == 3)
         for pid in servers { kill(pid, SIGSTOP) }
         let resume = { for pid in servers { kill(pid, SIGCONT) } }
         defer { resume() }

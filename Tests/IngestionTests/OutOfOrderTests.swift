@@ -23,7 +23,7 @@ struct OutOfOrderTests {
         "fixes": "t.event_id", "failures": "t.event_id", "terminals": "t.terminal_id", "visits": "t.event_id",
         "latest_fixes": "t.entity_kind, t.entity_id, t.quality", "daily_events": "t.day, t.event_type, t.app, t.provider",
         "fix_days": "t.day, t.provider, t.app, t.accuracy, t.accuracy_authorization, t.claim_mismatch",
-        "accuracy_buckets": "t.provider, t.platform, t.app, t.bucket",
+        "accuracy_buckets": "t.provider, t.platform, t.app, t.bucket", "checkpoint": "t.one",
     ]
 
     /// Every projection table without the order-dependent columns, in key order; and ``CurrentState``'s answer

@@ -16,7 +16,8 @@ struct ReplayTests {
         try db.ingest(workload.shuffled(seed: seed), batchSize: batchSize)
         let inline = try db.allProjections()
         #expect(inline.keys.sorted() == [
-            "accuracy_buckets", "daily_events", "failures", "fix_days", "fixes", "latest_fixes", "terminals", "visits",
+            "accuracy_buckets", "checkpoint", "daily_events", "failures", "fix_days", "fixes", "latest_fixes", "terminals",
+            "visits",
         ])
         #expect(try db.count("SELECT count(*) FROM projections.terminals WHERE terminal_id IN ('T4', 'T5')") == 2)
         let inlineStates = try db.currentStates()

@@ -13,6 +13,7 @@ struct StreamIngestorTests {
         let totals = try StreamIngestor(service: db.service).run(
             SubmissionReader(fileDescriptor: descriptor), on: db.connection, rejected: { _, _ in rejected += 1 })
         #expect(rejected == totals.conflict + totals.invalid)
+        try db.project()
         return totals
     }
 

@@ -35,7 +35,8 @@ struct IngestionDatabase {
         database = try TestDatabase.create()
         connection = try database.connect()
         try connection.execute("SET TIME ZONE 'UTC'")
-        service = IngestService(classifier: try Boundaries.classifier())
+        service = IngestService(
+            classifier: try Boundaries.classifier(), projector: ProjectorRunner(configuration: database.configuration))
     }
 
     /// A fresh database migrated as far as the migrations before the one named `first` (its number will do), as an
@@ -45,7 +46,8 @@ struct IngestionDatabase {
         connection = try database.connect()
         try Migrator(migrations: try Migration.bundled().filter { $0.name < first }).migrate(on: connection)
         try connection.execute("SET TIME ZONE 'UTC'")
-        service = IngestService(classifier: try Boundaries.classifier())
+        service = IngestService(
+            classifier: try Boundaries.classifier(), projector: ProjectorRunner(configuration: database.configuration))
     }
 
     /// Applies the migrations not applied yet.
@@ -66,10 +68,33 @@ struct IngestionDatabase {
         database.drop()
     }
 
-    /// Ingests JSON texts, each one item as a client sends it.
+    /// Ingests JSON texts, each one item as a client sends it, and catches the projections up, as `ingest` ends.
     @discardableResult
     func ingest(_ texts: [String], atomic: Bool = false, now: Date = serverNow) throws -> IngestReport {
-        try service.ingest(texts.map(Self.item), atomic: atomic, now: now, on: connection)
+        let report = try service.ingest(texts.map(Self.item), atomic: atomic, now: now, on: connection)
+        try project()
+        return report
+    }
+
+    /// Projects what the log holds beyond the projections. On a database migrated as an older release left it,
+    /// before the projector's checkpoint, the events are projected as those releases did, in the append's wake.
+    func project() throws {
+        guard try connection.query("SELECT to_regclass('projections.checkpoint') IS NULL").first!.decode(0, as: Bool.self) else {
+            try service.projector!.catchUp(on: connection)
+            return
+        }
+        let head = try EventLog().headPosition(on: connection)
+        if head > olderRelease.projected {
+            try Projector.live.project((olderRelease.projected + 1)...head, on: connection)
+            olderRelease.projected = head
+        }
+    }
+
+    /// How far ``project()`` projected a database without the checkpoint.
+    private let olderRelease = OlderRelease()
+
+    private final class OlderRelease {
+        var projected: Int64 = 0
     }
 
     /// Ingests in batches of `batchSize`.
