@@ -195,7 +195,8 @@ public final class ProjectorRunner: Sendable {
     }
 
     /// Notes the checkpoint seen, and wakes the callers waiting for it.
-    private func advanced(to position: Int64, _ update: (inout Status) -> Void = { _ in }) {
+    /// - Parameter update: for a batch of this projector's that succeeded, which clears its last error.
+    private func advanced(to position: Int64, _ update: ((inout Status) -> Void)? = nil) {
         let woken = state.withLock { state -> [DispatchSemaphore] in
             if position > state.status.position {
                 state.status.eventsProjected += position - state.status.position
@@ -205,8 +206,10 @@ public final class ProjectorRunner: Sendable {
             state.status.position = max(state.status.position, position)
             state.status.head = max(state.status.head, position)
             if state.status.position >= state.status.head { state.status.caughtUpAt = now }
-            state.status.lastError = nil
-            update(&state.status)
+            if let update {
+                state.status.lastError = nil
+                update(&state.status)
+            }
             let ready = state.waiters.filter { $0.position <= state.status.position }
             state.waiters.removeAll { $0.position <= state.status.position }
             return ready.map(\.semaphore)

@@ -129,12 +129,14 @@ final class ServeProcess {
     private let errors = LogLines()
     private let errorsRead = DispatchSemaphore(value: 0)
 
-    init(url: String) throws {
+    /// - Parameter environment: added to this process's.
+    init(url: String, environment added: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GeoledgerProcess.binary)
         process.arguments = ["serve", "--listen", "127.0.0.1:0", "--threads", "4"]
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = url
+        environment.merge(added) { _, new in new }
         process.environment = environment
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
@@ -204,6 +206,14 @@ final class ServeProcess {
         try client.send(Array((
             "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n").utf8) + body)
+        return try client.readResponse()
+    }
+
+    /// `GET target` with the token, on a connection of its own.
+    static func get(_ target: String, token: String, port: Int) throws -> RawClient.Response {
+        let client = try RawClient(port: port, timeout: .seconds(30))
+        try client.send(
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n\r\n")
         return try client.readResponse()
     }
 
