@@ -48,6 +48,8 @@ public final class ProjectorRunner: Sendable {
         public var eventsProjected: Int64 = 0
         /// Events projected as handed over, without reading them back from the log.
         public var eventsHandedOver: Int64 = 0
+        /// Times a batch found another projector holding the lock, and waited for its checkpoint instead.
+        public var waits = 0
         public var errors = 0
         /// The last error, cleared by the next batch that succeeds.
         public var lastError: String?
@@ -189,7 +191,7 @@ public final class ProjectorRunner: Sendable {
         case .caughtUp(let position):
             advanced(to: position) { _ in }
         case .busy:
-            break
+            state.withLock { $0.status.waits += 1 }
         }
         return step
     }

@@ -42,7 +42,7 @@ enum ProjectorCommands {
     static let project = Command(
         words: ["project"], summary: "catch the projections up with the log, however long it takes",
         help: """
-            Usage: geoledger project
+            Usage: geoledger project [--batch-size N]
 
             Projects every event the log holds beyond the projections' checkpoint, in batches, each in one
             transaction with the checkpoint, and returns once they hold the log's head as of its start. One
@@ -51,13 +51,22 @@ enum ProjectorCommands {
             Reads catch the projections up by themselves for up to GEOLEDGER_READ_TIMEOUT; this is for a lag
             larger than that, such as after a process that appended was killed.
 
+            Options:
+              --batch-size N   events projected in one transaction, 1 to 100000 (default \(ProjectorRunner.Settings().batchSize))
+
             Example:
               geoledger project && geoledger status
             """,
         run: { words in
-            let arguments = try Arguments(words)
+            let arguments = try Arguments(words, options: ["batch-size"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let settings = Settings.fromEnvironment()
+            var settings = Settings.fromEnvironment()
+            if let text = arguments.value("batch-size") {
+                guard let size = Int(text), (1...100_000).contains(size) else {
+                    throw UsageError("--batch-size must be a whole number from 1 to 100000, not '\(text)'")
+                }
+                settings.projectorSettings.batchSize = size
+            }
             let connection = try settings.connect()
             defer { connection.close() }
             let before = try ProjectionLag.read(on: connection)

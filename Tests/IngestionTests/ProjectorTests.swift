@@ -1,0 +1,113 @@
+import DatabaseTestSupport
+import Foundation
+import Ingestion
+import Postgres
+import Projections
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The projector behind the log: each event projected exactly once, whoever projects and whatever is killed when.
+@Suite("The projector behind the log", .serialized)
+struct ProjectorTests {
+    /// A log of `count` events whose projections are emptied and set back to position 0, as a log appended by a
+    /// process killed before it projected anything would leave them (the bindings, kept by the append, stay).
+    static func unprojectedLog(_ count: Int) throws -> IngestionDatabase {
+        let db = try IngestionDatabase()
+        try db.ingest((0..<count).map(BulkWorkload.submission), batchSize: 1000)
+        try db.connection.execute("""
+            TRUNCATE projections.fixes, projections.failures, projections.visits, projections.latest_fixes,
+                projections.daily_events, projections.fix_days, projections.accuracy_buckets;
+            UPDATE projections.checkpoint SET position = 0;
+            """)
+        return db
+    }
+
+    static func checkpoint(_ db: IngestionDatabase) throws -> Int {
+        try db.count("SELECT position FROM projections.checkpoint")
+    }
+
+    @Test("geoledger project killed with SIGKILL at random points, again and again: each run goes on from the last batch, and the end equals a replay row for row")
+    func killedProjector() throws {
+        let db = try Self.unprojectedLog(3000)
+        defer { db.drop() }
+        var generator = SystemRandomNumberGenerator()
+        var cutMidway = 0
+        var checkpoints: [Int] = []
+        for _ in 0..<6 {
+            let running = try RunningGeoledger(["project", "--batch-size", "40"], environment: ["DATABASE_URL": db.url])
+            usleep(UInt32.random(in: 50_000...400_000, using: &generator))
+            kill(running.pid, SIGKILL)
+            _ = running.waitForExit(limit: 30)
+            let position = try Self.checkpoint(db)
+            checkpoints.append(position)
+            if position > 0 && position < 3000 { cutMidway += 1 }
+            // Whatever was cut off, the rows hold exactly the events up to the checkpoint, each once.
+            #expect(try db.count("SELECT count(*) FROM projections.fixes") == db.count(
+                "SELECT count(*) FROM events WHERE position <= \(position) AND type <> 'LocationFailed' AND type <> 'TerminalUnbound'"))
+            #expect(try db.count("SELECT count(*) - count(DISTINCT position) FROM projections.fixes") == 0)
+        }
+        // The kills landed in the middle of the catch-up, not only before or after it.
+        #expect(cutMidway >= 1, "checkpoints after each kill: \(checkpoints)")
+        #expect(checkpoints == checkpoints.sorted(), "a checkpoint went back: \(checkpoints)")
+        let finished = try GeoledgerProcess.run(["project"], environment: ["DATABASE_URL": db.url])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(try Self.checkpoint(db) == 3000)
+        try db.expectReplayKeepsProjections()
+    }
+
+    @Test("two projectors at once on two connections: one writes at a time, the other waits for its checkpoint or takes the next batch; nothing is applied twice")
+    func twoProjectors() throws {
+        let db = try Self.unprojectedLog(3000)
+        defer { db.drop() }
+        let settings = ProjectorRunner.Settings(batchSize: 50)
+        let runners = [ProjectorRunner(configuration: db.database.configuration, settings: settings),
+                       ProjectorRunner(configuration: db.database.configuration, settings: settings)]
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        let database = db.database
+        for runner in runners {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    let connection = try database.connect()
+                    defer { connection.close() }
+                    try runner.catchUp(on: connection)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == [])
+        let batches = runners.map(\.status.batches)
+        // Every batch written once, by one or the other: 3000 events in batches of 50.
+        #expect(batches.reduce(0, +) == 60, "\(batches)")
+        // They met: one found the other holding the lock at least once.
+        #expect(runners.map(\.status.waits).reduce(0, +) > 0, "\(runners.map(\.status))")
+        #expect(runners.map(\.status.position) == [3000, 3000])
+        #expect(try Self.checkpoint(db) == 3000)
+        try db.expectReplayKeepsProjections()
+    }
+
+    @Test("a projector running in the background follows another process's appends, which it reads from the log")
+    func followsOtherAppends() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let runner = ProjectorRunner(configuration: db.database.configuration, settings: .init(pollInterval: 0.05))
+        runner.start()
+        defer { runner.stop() }
+        // Appended by another service, which hands nothing over.
+        let other = try IngestionDatabase(sharing: db)
+        defer { other.connection.close() }
+        _ = try IngestService(classifier: try Boundaries.classifier()).ingest(
+            (0..<25).map { IngestionDatabase.item(BulkWorkload.submission($0)) }, now: serverNow, on: other.connection)
+        #expect(try eventually(within: 20) { runner.status.position == 25 })
+        #expect(runner.status.eventsProjected == 25 && runner.status.eventsHandedOver == 0)
+        #expect(try Self.checkpoint(db) == 25)
+    }
+}
