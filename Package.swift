@@ -61,20 +61,22 @@ let package = Package(
                 .copy("0019_projector_checkpoint.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
-        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres", "Output"]),
-        // The reports: one SQL function each over the projections, read into tables that Output writes.
-        .target(name: "Reports", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),
+        // The write side of the read models: the projector behind the log, its checkpoint, replay.
+        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres"]),
+        // The read side: current state, histories, visits and the reports (one SQL function each), read from the
+        // projections into typed rows and the tables and documents that Output writes.
+        .target(name: "Queries", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),
         .target(name: "Ingestion", dependencies: ["EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Geo"]),
         // The HTTP routes: ingest, the feed, current state, histories, visits, reports, tokens, metrics, the OpenAPI document.
         .target(
             name: "GeoledgerAPI",
-            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "JSON", "LocationEvents", "Postgres", "Output", "Reports"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Reports", "Maps"]),
+            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "Queries", "JSON", "LocationEvents", "Postgres", "Output"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Queries", "Maps"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Reports", "GeoledgerAPI", "LocalPostgres"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Queries", "GeoledgerAPI", "LocalPostgres"]),
 
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
@@ -101,7 +103,7 @@ let package = Package(
             dependencies: ["GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Reports", "Output", "SVGTestSupport"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Queries", "Output", "SVGTestSupport"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -3,8 +3,7 @@ import HTTPServer
 import LocationEvents
 import Output
 import Postgres
-import Projections
-import Reports
+import Queries
 
 // The histories, visits and reports: the queries `geoledger history`, `visits` and `report` run (``History``,
 // ``Reports``), answered in the formats those commands write for programs.

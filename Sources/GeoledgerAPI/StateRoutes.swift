@@ -2,7 +2,7 @@ import HTTPServer
 import LocationEvents
 import Output
 import Postgres
-import Projections
+import Queries
 
 // `GET /v1/merchants/{id}` and `GET /v1/terminals/{id}`: what `geoledger show` reads, as its JSON.
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import Projections
+import Queries
 
 /// The time `geoledger history` takes for one merchant or terminal on a large log: the first page (100 rows, the
 /// default) of a sample of merchants and terminals, each read once to warm the cache and then timed, and the plan

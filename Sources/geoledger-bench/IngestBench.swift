@@ -6,6 +6,7 @@ import Ingestion
 import LocalPostgres
 import Postgres
 import Projections
+import Queries
 import Workload
 
 /// Ingest against COPY on a realistic workload:

@@ -2,7 +2,7 @@ import Foundation
 import Ingestion
 import Geo
 import Postgres
-import Reports
+import Queries
 
 /// Times every report (`report_<name>_ms`, the name's dashes as underscores) with its default filters on a
 /// settled database, the best of three runs each, and prints the plan of the slowest.

@@ -2,7 +2,7 @@ import CommandLineArguments
 import Foundation
 import LocationEvents
 import Output
-import Projections
+import Queries
 
 /// `history merchant|terminal|enterprise ID` and `visits --merchant ID | --visitor ID`: every fix and failed
 /// attempt in a time range, newest first, a page at a time.

@@ -4,8 +4,7 @@ import Geo
 import Maps
 import Output
 import Postgres
-import Projections
-import Reports
+import Queries
 
 /// `--format svg` of `history`, `visits` and `report terminal-drift`: the rows as a map (``MapRenderer``), a
 /// standalone SVG document for a browser.

@@ -1,7 +1,7 @@
 import CommandLineArguments
 import Foundation
 import Output
-import Reports
+import Queries
 
 /// `report NAME`: one of the reports over the projections (the `Reports` module), in any output format.
 enum ReportCommand {

@@ -2,7 +2,7 @@ import CommandLineArguments
 import Foundation
 import Output
 import Postgres
-import Projections
+import Queries
 
 /// `show merchant|terminal ID`: the current state from the projections.
 enum StateCommands {

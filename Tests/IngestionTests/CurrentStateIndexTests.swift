@@ -1,5 +1,5 @@
 import Foundation
-@testable import Projections
+@testable import Queries
 import Testing
 
 /// The fix history's entity index holds only merchants' and terminals' fixes, the ones current positions read: every

@@ -3,7 +3,6 @@ import EventStore
 import Foundation
 import Ingestion
 import Postgres
-import Projections
 import Testing
 
 /// `geoledger ingest` decides each batch on a second connection while the one before it is written. The answers and

@@ -2,6 +2,7 @@ import Foundation
 import Ingestion
 import LocationEvents
 import Projections
+import Queries
 import Testing
 
 /// The rules checked at append: one merchant per terminal, unbinding only from the bound merchant, expected

@@ -5,6 +5,7 @@ import Ingestion
 import LocationEvents
 import Postgres
 import Projections
+import Queries
 import Testing
 
 /// Inputs at the edges: an id reused inside one batch, characters PostgreSQL cannot store, input that is not

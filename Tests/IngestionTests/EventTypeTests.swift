@@ -4,7 +4,7 @@ import Geo
 import Ingestion
 import JSON
 import LocationEvents
-import Projections
+import Queries
 import Testing
 
 /// One valid submission of each type: its answer, its stored event and its projection rows.

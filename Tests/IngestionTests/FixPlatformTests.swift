@@ -6,7 +6,7 @@ import JSON
 import Output
 import Postgres
 import Projections
-import Reports
+import Queries
 import Testing
 
 /// The platform of a fix is computed once, by the projector, with the rule failures use (an explicit

@@ -2,7 +2,7 @@ import DatabaseTestSupport
 import Foundation
 import JSON
 import LocationEvents
-import Projections
+import Queries
 import Testing
 
 /// `history` and `visits` in each format, against a real database.

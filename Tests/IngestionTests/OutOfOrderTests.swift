@@ -1,7 +1,7 @@
 import Foundation
 import Ingestion
 import LocationEvents
-import Projections
+import Queries
 import Testing
 
 /// Late, out-of-order records are normal: the projections must not depend on arrival order.

@@ -6,6 +6,7 @@ import JSON
 import LocationEvents
 import Postgres
 import Projections
+import Queries
 import Testing
 
 /// Events written by earlier versions must keep projecting the same rows as the code changes: a frozen

@@ -5,7 +5,7 @@ import JSON
 import Output
 import Postgres
 import Projections
-@testable import Reports
+@testable import Queries
 import Testing
 
 /// Every report on a fixture written through the ingest, whose rows are worked out by hand: positions are sent in

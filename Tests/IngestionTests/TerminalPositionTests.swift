@@ -2,6 +2,7 @@ import DatabaseTestSupport
 import Foundation
 import JSON
 import Projections
+import Queries
 import Testing
 
 /// A terminal's position is reported like a merchant's: its latest precise fix, and next to it its latest fix of

@@ -7,6 +7,7 @@ import JSON
 import LocationEvents
 import Postgres
 import Projections
+import Queries
 import Testing
 
 /// The bundled boundary data, loaded once for the whole test run.
