@@ -59,6 +59,7 @@ let package = Package(
                 .copy("0016_accuracy_buckets_one_digit.sql"),
                 .copy("0018_accuracy_bucket_in_projector.sql"),
                 .copy("0019_projector_checkpoint.sql"),
+                .copy("0020_current_state_by_key.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.

@@ -27,19 +27,17 @@ public struct ProjectionLag: Sendable, Equatable {
 
     public var events: Int64 { max(0, head - projected) }
 
-    /// Reads the log's head, the checkpoint and the age of the oldest event not projected.
+    /// Reads the log's head, the checkpoint and the age of the oldest event not projected: a query on each table (on
+    /// Citus the log is distributed and the checkpoint is not, and the two are never joined).
     public static func read(on connection: Connection) throws -> ProjectionLag {
+        let projected = try Checkpoint.position(on: connection)
         let row = try connection.query(
             """
-            SELECT h.position, c.position,
-                   coalesce((SELECT extract(epoch FROM now() - e.recorded_at)::float8 FROM events e
-                             WHERE e.position = c.position + 1), 0)
-            FROM projections.checkpoint c
-            CROSS JOIN (SELECT coalesce((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0) AS position) h
-            """
-        ).first
-        guard let row else { throw PostgresError(.decoding, "projections.checkpoint has no row: run 'geoledger migrate'") }
-        return ProjectionLag(head: try row.decode(0), projected: try row.decode(1), seconds: max(0, try row.decode(2)))
+            SELECT coalesce((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0),
+                   coalesce((SELECT extract(epoch FROM now() - recorded_at)::float8 FROM events WHERE position = $1), 0)
+            """, [projected + 1]
+        ).first!
+        return ProjectionLag(head: try row.decode(0), projected: projected, seconds: max(0, try row.decode(1)))
     }
 
     /// `1,234 events (5.2 s)`: the lag for a message.

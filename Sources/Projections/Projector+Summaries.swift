@@ -247,15 +247,16 @@ extension Projector {
             """
             INSERT INTO \(schema).latest_fixes AS l (
                 entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon, horizontal_accuracy,
-                accuracy, provider, region, near_boundary, app)
+                accuracy, provider, region, near_boundary, app, claim_mismatch)
             SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::bigint[]), unnest($5::uuid[]),
                    unnest($6::timestamptz[]), unnest($7::float8[]), unnest($8::float8[]), unnest($9::float8[]),
-                   unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::boolean[]), unnest($14::text[])
+                   unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::boolean[]), unnest($14::text[]),
+                   unnest($15::boolean[])
             ON CONFLICT (entity_kind, entity_id, quality) DO UPDATE SET
                 position = excluded.position, event_id = excluded.event_id, captured_at = excluded.captured_at,
                 lat = excluded.lat, lon = excluded.lon, horizontal_accuracy = excluded.horizontal_accuracy,
                 accuracy = excluded.accuracy, provider = excluded.provider, region = excluded.region,
-                near_boundary = excluded.near_boundary, app = excluded.app
+                near_boundary = excluded.near_boundary, app = excluded.app, claim_mismatch = excluded.claim_mismatch
             WHERE (excluded.captured_at, excluded.event_id) > (l.captured_at, l.event_id)
             """,
             parameters: [
@@ -266,6 +267,7 @@ extension Projector {
                 .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
                 .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
                 .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(latest.map { events[$0].app })),
+                .binary(BinaryArray(fixes.map(\.claimMismatch))),
             ]))
     }
 }

@@ -93,33 +93,35 @@ public struct TerminalState: Sendable, Equatable, Encodable {
     public var recentFailures: [FailureSummary]
 }
 
-/// Reads the current state from the projections. Positions are the newest fixes by (capture time, event id),
-/// read through the history's (entity, capture time) index.
+/// Reads the current state from the projections. Positions are read by key from `latest_fixes`, each merchant's and
+/// terminal's newest fix and newest precise fix by (capture time, event id), which the projector keeps; failures and
+/// visits through their entity's index.
 public struct CurrentState: Sendable {
     public init() {}
 
     static let fixColumns = """
-        f.position, f.event_id, f.captured_at, f.lat, f.lon, f.accuracy, f.horizontal_accuracy, f.provider, f.region, \
-        f.near_boundary, f.claim_mismatch
+        l.position, l.event_id, l.captured_at, l.lat, l.lon, l.accuracy, l.horizontal_accuracy, l.provider, l.region, \
+        l.near_boundary, l.claim_mismatch
         """
-    /// The columns ``fixColumns`` reads, which ``fixSummary(_:from:)`` decodes.
-    static let fixColumnCount = 11
 
-    /// The newest fix of an entity among `types`, optionally only precise ones, as a LATERAL subquery over `kind`
-    /// and `id` expressions.
-    static func newestFix(kind: String, id: String, types: String, preciseOnly: Bool = false) -> String {
-        """
-        SELECT \(fixColumns) FROM projections.fixes f
-        WHERE f.entity_kind = \(kind) AND f.entity_id = \(id) AND f.event_type IN (\(types))
-              \(preciseOnly ? "AND f.accuracy = 'precise'" : "")
-        ORDER BY f.captured_at DESC, f.event_id DESC LIMIT 1
-        """
+    /// An entity's newest fix and newest precise fix, with the addresses they were sent with; nil where it has none.
+    static func latestFixes(kind: String, id: String, on connection: Connection) throws -> (latest: FixSummary?, precise: FixSummary?) {
+        var latest: FixSummary?
+        var precise: FixSummary?
+        for row in try connection.query(
+            "SELECT l.quality, \(fixColumns) FROM projections.latest_fixes l WHERE l.entity_kind = $1 AND l.entity_id = $2",
+            [kind, id])
+        {
+            let fix = try fixSummary(row, from: 1)
+            if try row.decode(0, as: String.self) == "precise" { precise = fix } else { latest = fix }
+        }
+        let fixes = try withAddresses([latest, precise], on: connection)
+        return (fixes[0], fixes[1])
     }
 
-    static func fixSummary(_ row: Row, from column: Int) throws -> FixSummary? {
-        guard let position = try row.decode(column, as: Int64?.self) else { return nil }
-        return FixSummary(
-            position: position, eventId: try row.decode(column + 1, as: UUID.self).lowercasedText,
+    static func fixSummary(_ row: Row, from column: Int) throws -> FixSummary {
+        FixSummary(
+            position: try row.decode(column), eventId: try row.decode(column + 1, as: UUID.self).lowercasedText,
             capturedAt: try row.decode(column + 2), lat: try row.decode(column + 3), lon: try row.decode(column + 4),
             accuracy: try row.decode(column + 5), horizontalAccuracy: try row.decode(column + 6),
             provider: try row.decode(column + 7), region: try row.decode(column + 8),
@@ -173,31 +175,15 @@ public struct CurrentState: Sendable {
     }
 
     public func merchant(_ merchantId: String, on connection: Connection) throws -> MerchantState? {
-        let addressType = "'MerchantAddressFixed'"
-        guard let row = try connection.query(
-            """
-            SELECT latest.*, precise.*
-            FROM (SELECT) k
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: addressType))) latest ON true
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'merchant'", id: "$1", types: addressType, preciseOnly: true))) precise ON true
-            """, [merchantId]
-        ).first else { return nil }
-        let fixes = try Self.withAddresses(
-            [try Self.fixSummary(row, from: 0), try Self.fixSummary(row, from: Self.fixColumnCount)], on: connection)
-        let (latest, addressPosition) = (fixes[0], fixes[1])
-        // Each terminal's newest precise fix, picked per terminal with DISTINCT ON and joined on the terminal's id: a
-        // query that runs by entity on a distributed database too, where the drift is measured to the address read
-        // above.
+        let (latest, addressPosition) = try Self.latestFixes(kind: "merchant", id: merchantId, on: connection)
+        // Each bound terminal's newest precise fix, joined on the terminal's id: a query that runs by entity on a
+        // distributed database too, where the drift is measured to the address read above.
         let terminals = try connection.query(
             """
-            SELECT t.terminal_id, t.bound_since, geo_distance_m(position.lat, position.lon, $2, $3)
+            SELECT t.terminal_id, t.bound_since, geo_distance_m(p.lat, p.lon, $2, $3)
             FROM projections.terminals t
-            LEFT JOIN (
-                SELECT DISTINCT ON (f.entity_id) f.entity_id, f.lat, f.lon FROM projections.fixes f
-                WHERE f.entity_kind = 'terminal' AND f.event_type IN (\(Self.terminalFixTypes)) AND f.accuracy = 'precise'
-                  AND f.entity_id IN (SELECT terminal_id FROM projections.terminals WHERE merchant_id = $1)
-                ORDER BY f.entity_id, f.captured_at DESC, f.event_id DESC
-            ) position ON position.entity_id = t.terminal_id
+            LEFT JOIN projections.latest_fixes p
+                   ON p.entity_id = t.terminal_id AND p.entity_kind = 'terminal' AND p.quality = 'precise'
             WHERE t.merchant_id = $1 ORDER BY t.terminal_id
             """, [merchantId, addressPosition?.lat, addressPosition?.lon]
         ).map { row in
@@ -233,40 +219,30 @@ public struct CurrentState: Sendable {
             failedAttempts: failures.count, recentFailures: failures.recent)
     }
 
-    /// The fixes of a terminal's stream: at binding, and reported by the device.
-    static let terminalFixTypes = "'TerminalBound', 'TerminalLocated'"
-
     public func terminal(_ terminalId: String, on connection: Connection) throws -> TerminalState? {
-        // The binding and the terminal's newest precise fix and newest fix, by the terminal's id; then the drift to its merchant's
-        // address, by the merchant's id: each query by one entity, as a distributed database runs them.
-        guard let row = try connection.query(
-            """
-            SELECT t.merchant_id, t.bound_since, t.unbound_at, t.last_merchant_id, position.*, latest.*
-            FROM (SELECT) k
-            LEFT JOIN projections.terminals t ON t.terminal_id = $1
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "$1", types: Self.terminalFixTypes, preciseOnly: true))) position ON true
-            LEFT JOIN LATERAL (\(Self.newestFix(kind: "'terminal'", id: "$1", types: Self.terminalFixTypes))) latest ON true
-            """, [terminalId]
-        ).first else { return nil }
-        let fixes = try Self.withAddresses(
-            [try Self.fixSummary(row, from: 4), try Self.fixSummary(row, from: 4 + Self.fixColumnCount)], on: connection)
-        let (position, latest) = (fixes[0], fixes[1])
-        let lastMerchant = try row.decode(3, as: String?.self)
+        // The binding, then the terminal's newest precise fix and newest fix, by the terminal's id; then the drift to
+        // its merchant's address, by the merchant's id: each query by one entity, as a distributed database runs them.
+        let binding = try connection.query(
+            "SELECT merchant_id, bound_since, unbound_at, last_merchant_id FROM projections.terminals WHERE terminal_id = $1",
+            [terminalId]
+        ).first { _ in true }
+        let (latest, position) = try Self.latestFixes(kind: "terminal", id: terminalId, on: connection)
+        let lastMerchant = try binding?.decode(3, as: String?.self)
         let failures = try Self.failures(kind: "terminal", id: terminalId, on: connection)
         guard latest != nil || lastMerchant != nil || failures.count > 0 else { return nil }
-        let merchantId = try row.decode(0, as: String?.self)
+        let merchantId = try binding?.decode(0, as: String?.self)
         var drift: Double?
         if let position, let merchantId {
             drift = try connection.query(
                 """
-                SELECT geo_distance_m($2, $3, address.lat, address.lon)
-                FROM (\(Self.newestFix(kind: "'merchant'", id: "$1", types: "'MerchantAddressFixed'", preciseOnly: true))) address
+                SELECT geo_distance_m($2, $3, l.lat, l.lon) FROM projections.latest_fixes l
+                WHERE l.entity_kind = 'merchant' AND l.entity_id = $1 AND l.quality = 'precise'
                 """, [merchantId, position.lat, position.lon]
             ).first?.decode(0, as: Double?.self)
         }
         return TerminalState(
-            terminalId: terminalId, merchantId: merchantId, boundSince: try row.decode(1),
-            unboundAt: try row.decode(2), lastMerchantId: lastMerchant, position: position, latestFix: latest,
+            terminalId: terminalId, merchantId: merchantId, boundSince: try binding?.decode(1),
+            unboundAt: try binding?.decode(2), lastMerchantId: lastMerchant, position: position, latestFix: latest,
             driftMetres: drift, failedAttempts: failures.count, recentFailures: failures.recent)
     }
 }

@@ -2,27 +2,22 @@ import Foundation
 @testable import Queries
 import Testing
 
-/// The fix history's entity index holds only merchants' and terminals' fixes, the ones current positions read: every
-/// read of a current position must still be able to go through it.
-@Suite("The current state reads fixes through the entity index")
+/// Current positions are read by key from latest_fixes, which the projector keeps, never by searching the history.
+@Suite("The current state reads latest_fixes by key")
 struct CurrentStateIndexTests {
-    @Test("a merchant's latest and precise address fix and a terminal's position: each an index scan of fixes_entity",
-          arguments: [
-              ("'merchant'", "'MerchantAddressFixed'", false), ("'merchant'", "'MerchantAddressFixed'", true),
-              ("'terminal'", "'TerminalBound', 'TerminalLocated'", false),
-          ])
-    func entityIndex(kind: String, types: String, preciseOnly: Bool) throws {
+    @Test("a merchant's and a terminal's newest and newest precise fix: one index scan of latest_fixes' key",
+          arguments: ["merchant", "terminal"])
+    func byKey(kind: String) throws {
         let db = try IngestionDatabase()
         defer { db.drop() }
-        let definition = try db.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'fixes_entity'")
-            .map { try $0.decode(0, as: String.self) }
-        #expect(definition.count == 1 && definition[0].hasSuffix("WHERE (entity_kind = ANY (ARRAY['merchant'::text, 'terminal'::text]))"),
-                "\(definition)")
-        // With any other way to the rows priced out, the plan shows whether the index can serve the query at all.
-        try db.connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off")
-        let query = CurrentState.newestFix(kind: kind, id: "'X1'", types: types, preciseOnly: preciseOnly)
-        let plan = try db.connection.query("EXPLAIN \(query)").map { try $0.decode(0, as: String.self) }
-        // On Citus the plan is the shard's: fixes_entity_102008 on fixes_102008.
-        #expect(plan.contains { $0.contains("Index Scan using fixes_entity") && $0.contains(" on fixes") }, "\(plan.joined(separator: "\n"))")
+        // With any other way to the rows priced out, the plan shows whether the key can serve the query at all.
+        try db.connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
+        let plan = try db.connection.query(
+            "EXPLAIN SELECT l.quality, \(CurrentState.fixColumns) FROM projections.latest_fixes l "
+                + "WHERE l.entity_kind = '\(kind)' AND l.entity_id = 'X1'"
+        ).map { try $0.decode(0, as: String.self) }
+        // On Citus the plan is the shard's: latest_fixes_pkey_102040 on latest_fixes_102040.
+        #expect(plan.contains { $0.contains("Index Scan using latest_fixes_pkey") && $0.contains(" on latest_fixes") },
+                "\(plan.joined(separator: "\n"))")
     }
 }

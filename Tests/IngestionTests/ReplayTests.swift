@@ -124,9 +124,9 @@ struct ReplayTests {
         // The co-location group is the live tables' own: the rebuilt ones joined it.
         #expect(try db.connection.query(layoutQuery).first!.decode(0, as: String.self) == before)
         #expect(try db.allProjections() == inline)
-        // The live tables only, on the coordinator: the four histories and bindings and the reports' four summary
-        // tables, nothing left of the rebuild.
-        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%'") == 8)
+        // The live tables only, on the coordinator: the four histories and bindings, the reports' four summary
+        // tables and the projector's checkpoint, nothing left of the rebuild.
+        #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%'") == 9)
         #expect(try db.count("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'projections%' AND schemaname <> 'projections'") == 0)
     }
 }

@@ -85,10 +85,17 @@ struct IngestionDatabase {
             return
         }
         let head = try EventLog().headPosition(on: connection)
-        if head > olderRelease.projected {
-            try Projector.live.project((olderRelease.projected + 1)...head, on: connection)
-            olderRelease.projected = head
-        }
+        guard head > olderRelease.projected else { return }
+        // Those releases kept no claim mismatch in latest_fixes (0020 added it): the column is there only while this
+        // build's projector writes.
+        let lacksColumn = try connection.query(
+            "SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = 'projections' "
+                + "AND table_name = 'latest_fixes' AND column_name = 'claim_mismatch')"
+        ).first!.decode(0, as: Bool.self)
+        if lacksColumn { try connection.execute("ALTER TABLE projections.latest_fixes ADD COLUMN claim_mismatch boolean") }
+        try Projector.live.project((olderRelease.projected + 1)...head, on: connection)
+        if lacksColumn { try connection.execute("ALTER TABLE projections.latest_fixes DROP COLUMN claim_mismatch") }
+        olderRelease.projected = head
     }
 
     /// How far ``project()`` projected a database without the checkpoint.
