@@ -104,6 +104,23 @@ extension EventRoutes {
     static let limit = QueryParameter.integer(
         "limit", "events to return", range: 1...maximumFeedLimit, default: defaultFeedLimit)
 
+    /// The batch the document shows (DESIGN.md's submission and two more types), which the tests post and expect
+    /// appended.
+    static let exampleBatch = """
+        [{"eventId":"0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40","type":"MerchantAddressFixed","merchantId":"M0001",\
+        "purpose":"onboarding","fix":{"lat":31.2304,"lon":121.4737,"datum":"gcj02","horizontalAccuracy":35,\
+        "accuracyAuthorization":"full","provider":"amap","capturedAt":"2026-11-29T10:00:00+08:00","address":{"country":"中国",\
+        "province":"上海市","city":"上海市","district":"黄浦区","street":"南京东路","streetNumber":"100号","poiName":"第一百货",\
+        "formatted":"上海市黄浦区南京东路100号","adcode":"310101"},"claimedInRegion":true},"actor":{"userId":"sales-17",\
+        "app":"onboarding","appVersion":"5.2.0","deviceId":"A1B2","os":"iOS 17.2"}},
+        {"eventId":"7d21c0de-51aa-4b7e-9c3f-2a1b0c9d8e7f","type":"TerminalBound","terminalId":"T0001","merchantId":"M0001",\
+        "fix":{"lat":31.2305,"lon":121.4738,"datum":"gcj02","horizontalAccuracy":20,"accuracyAuthorization":"full",\
+        "provider":"amap","capturedAt":"2026-11-29T10:05:00+08:00"},"actor":{"userId":"sales-17","app":"onboarding","os":"Android 13"}},
+        {"eventId":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b","type":"LocationFailed","merchantId":"M0001","purpose":"relocation",\
+        "provider":"tencent","errorCode":2,"errorMessage":"network error","capturedAt":"2026-11-29T11:00:00+08:00",\
+        "actor":{"app":"merchant","os":"iOS 17.2"}}]
+        """
+
     /// A batch as each media type carries it. Any JSON value is an item: a valid submission is appended, anything
     /// else answered `invalid` with its field errors, and the batch goes on.
     static func batchSchemas(maximumItems: Int) -> [(String, JSONValue)] {
@@ -118,7 +135,8 @@ extension EventRoutes {
             Schema.adding("type", .string("object"), to: Schema.described(item, "one submission: a batch of one")),
         ])
         let ndjson = Schema.string("one submission per line, at most \(maximumItems)", minLength: 1)
-        return batchMediaTypes.map { ($0, $0 == "application/json" ? json : ndjson) }
+        let example = (try? JSONValue(parsing: Data(exampleBatch.utf8))) ?? .null
+        return batchMediaTypes.map { ($0, $0 == "application/json" ? Schema.adding("examples", .array([example]), to: json) : ndjson) }
     }
 }
 
