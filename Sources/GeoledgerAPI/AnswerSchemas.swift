@@ -2,8 +2,7 @@ import Ingestion
 import JSON
 import LocationEvents
 import Output
-import Projections
-import Reports
+import Queries
 
 // The JSON the API answers, as JSON Schema: the batch answer, the feed, the current state of a merchant and of a
 // terminal, history rows and report rows. Tables are described from their columns (``Schema/row(_:description:)``),

@@ -1,5 +1,5 @@
 import Foundation
-import Projections
+import Queries
 
 /// The `cursor` of a history page's next-page link, as clients see it: the capture time of the page's last row in
 /// microseconds since 1970 and its event id, `1764374400000000_0b9c2a4e-…`. Any text of that form is a position to

@@ -3,7 +3,7 @@ import HTTPServer
 import JSON
 import LocationEvents
 import Output
-import Reports
+import Queries
 
 /// A query parameter: its name, what the OpenAPI document says of it, and how a handler reads its text, from one
 /// definition, so that the document states exactly the values the handler takes.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import Output
-import Reports
+import Queries
 
 /// The filters of `GET /v1/reports/NAME`: each report lists only those it takes (``Report``), so that a filter a
 /// report does not take is an unknown parameter, refused before it runs.
