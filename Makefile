@@ -5,10 +5,14 @@ RELEASE    := .build/release
 TEST_PORT  ?= 55439
 CITUS_PORT ?= 55446
 
-.PHONY: run test test-citus citus bench build release deps db-start db-stop db-status migrate clean fmt
+.PHONY: run test test-citus citus bench build release deps python-tools db-start db-stop db-status migrate clean fmt
 
 deps:
 	@scripts/ensure-deps.sh
+
+# openapi-python-client, for the test that generates a client from /openapi.json and uses it.
+python-tools:
+	@scripts/python-tools.sh
 
 build: deps
 	$(SWIFT) build
@@ -24,12 +28,13 @@ run: release
 # A throwaway cluster for the test run, stopped and removed even when tests fail. It lives in a fresh folder
 # under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in). The tests
 # connect as its superuser: they create databases and roles.
-test: deps
+test: deps python-tools
 	$(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/geoledger-test.XXXXXX) || exit 1; \
 	trap '$(BIN) db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
 	url=$$($(BIN) db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
-	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" $(SWIFT) test --skip-build
+	DATABASE_URL="$$url" GEOLEDGER_BIN="$(CURDIR)/$(BIN)" GEOLEDGER_PYTHON_TOOLS="$(CURDIR)/.build/python-tools" \
+		$(SWIFT) test --skip-build
 
 # Citus, built from the vendored source and installed into PostgreSQL's folders; cached, so a second run is instant.
 citus:

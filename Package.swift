@@ -101,7 +101,10 @@ let package = Package(
             name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "GeoledgerAPITests",
-            dependencies: ["GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo", "DatabaseTestSupport"]),
+            dependencies: [
+                "GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo",
+                "DatabaseTestSupport", "JSON", "LocationEvents",
+            ]),
         .testTarget(
             name: "IngestionTests",
             dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Queries", "Output", "SVGTestSupport"],

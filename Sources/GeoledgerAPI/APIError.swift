@@ -29,25 +29,6 @@ extension HTTPRequest {
         }
     }
 
-    /// The query parameter `name` as a whole number in `range`; `fallback` when absent.
-    func integer(_ name: String, default fallback: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {
-        guard let text = query[name] else { return fallback }
-        guard let number = Int64(text), range.contains(number) else {
-            throw .badParameter(
-                name, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return number
-    }
-
-    /// The query parameter `name` as `true` or `false`; false when absent.
-    func boolean(_ name: String) throws(APIError) -> Bool {
-        switch query[name] {
-        case nil, "false": return false
-        case "true", "": return true
-        case let text?: throw .badParameter(name, "\(name) must be true or false, not '\(text)'")
-        }
-    }
-
     /// `Content-Type`, every value it was sent with joined by `, `.
     var contentType: String? {
         headers.combined("Content-Type")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Ingestion
 import JSON
+import LocationEvents
 import Postgres
 import Projections
 
@@ -62,57 +63,44 @@ public final class GeoledgerAPI: Sendable {
         }
     }
 
-    /// Every route, in the order the OpenAPI document lists them. A new route is one entry here and its handler.
+    /// Every route, in the order the OpenAPI document lists them. A new route is one entry in one of these lists and
+    /// its handler.
     public var routes: [APIRoute] {
-        [
+        eventRoutes + stateRoutes + serviceRoutes + queryRoutes
+    }
+
+    /// The health, readiness, metrics and this document.
+    private var serviceRoutes: [APIRoute] {
+        let status = { (value: String) in
+            Schema.object([("status", Schema.string(values: [value]))], required: ["status"])
+        }
+        return [
             APIRoute(
-                .post, "/v1/events", access: .token(.ingest), summary: "Append a batch of events",
-                query: [.init("atomic", "boolean", "true: all or nothing; one failed item appends none (409 or 422)")],
-                accepts: EventRoutes.batchMediaTypes,
-                responses: [
-                    200: "The batch was processed and committed: per item appended, duplicate, conflict or invalid",
-                    400: "The body is not a batch of events", 409: "atomic=true and an item conflicts; nothing appended",
-                    408: "The body stopped arriving (the connection timeout) or took too long (the request timeout); "
-                        + "nothing appended",
-                    413: "The body or the number of events is over the limit", 415: "The body is not JSON or NDJSON",
-                    422: "atomic=true and an item is invalid; nothing appended",
-                    503: "The database cannot be reached, the server stopped before the batch committed "
-                        + "(shutting_down), or the projections are too far behind the log (projections_behind); nothing appended",
-                ], handler: { [self] in try postEvents($0) }),
-            APIRoute(
-                .get, "/v1/events", access: .token(.read), summary: "The global feed: events after a position, in position order",
-                query: [
-                    .init("after", "integer", "the last position already read (default 0)"),
-                    .init("limit", "integer", "events to return, 1 to \(EventRoutes.maximumFeedLimit) (default \(EventRoutes.defaultFeedLimit))"),
-                ],
-                responses: [200: "Events and the position to ask after next", 400: "A parameter is malformed"],
-                handler: { [self] in try getEvents($0) }),
-            APIRoute(
-                .get, "/v1/merchants/{id}", access: .token(.read),
-                summary: "A merchant's address position, latest fix, bound terminals and recent visits",
-                responses: [200: "The merchant", 400: "The id is malformed", 404: "No merchant with this id"],
-                handler: { [self] in try getMerchant($0) }),
-            APIRoute(
-                .get, "/v1/terminals/{id}", access: .token(.read), summary: "A terminal's binding, position and drift",
-                responses: [200: "The terminal", 400: "The id is malformed", 404: "No terminal with this id"],
-                handler: { [self] in try getTerminal($0) }),
-            APIRoute(
-                .get, "/healthz", access: .open, summary: "The server is up", responses: [200: "Up"],
+                .get, "/healthz", access: .open, summary: "The server is up", success: .json("Up", status("ok")),
                 handler: { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }),
             APIRoute(
-                .get, "/readyz", access: .open, summary: "The database answers",
-                responses: [
-                    200: "Ready",
-                    503: "The database cannot be reached, or the projector is behind and failing or not moving (projector_stuck)",
+                .get, "/readyz", access: .open, summary: "The database answers", success: .json("Ready", status("ready")),
+                failures: [
+                    503: .init(
+                        "The database cannot be reached, or the projector is behind and failing or not moving",
+                        ["database_unavailable", "projector_stuck"]),
                 ], handler: { [self] in try readiness($0) }),
             APIRoute(
                 .get, "/metrics", access: .loopback, summary: "Prometheus metrics",
-                responses: [200: "Metrics in the Prometheus text format", 403: "Asked from beyond the loopback interface"],
-                produces: Metrics.contentType, handler: { [metrics, pool, projector] _ in metrics.response(pool: pool, projector: projector.status) }),
+                success: .init(
+                    "Metrics in the Prometheus text format, version 0.0.4",
+                    [("text/plain", Schema.string("# HELP, # TYPE and sample lines"))]),
+                handler: { [metrics, pool, projector] _ in metrics.response(pool: pool, projector: projector.status) }),
             APIRoute(
-                .get, "/openapi.json", access: .open, summary: "This document", responses: [200: "The OpenAPI 3.1 document"],
-                handler: { [self] _ in .json(Array(OpenAPIDocument.document(for: routes).canonicalData())) }),
-        ] + queryRoutes
+                .get, "/openapi.json", access: .open, summary: "This document",
+                success: .json("The OpenAPI 3.1 document", Schema.object([("openapi", Schema.string(values: ["3.1.0"]))] , required: ["openapi"], additional: true)),
+                handler: { [self] _ in .json(Array(openAPIDocument.canonicalData())) }),
+        ]
+    }
+
+    /// The OpenAPI 3.1 document of ``routes``.
+    public var openAPIDocument: JSONValue {
+        OpenAPIDocument.document(for: routes, limits: ValidationLimits())
     }
 
     /// The routes with their access checks, error answers and bookkeeping, for ``HTTPServer/start(_:router:)``.
@@ -146,6 +134,7 @@ public final class GeoledgerAPI: Sendable {
             var response: HTTPResponse
             do {
                 principal = try authorize(route.access, request)
+                try request.acceptOnly(route.queryNames)
                 response = try route.handler(request)
             } catch let error as APIError {
                 response = error.response

@@ -14,6 +14,8 @@ public struct Column: Sendable, Equatable {
         /// An instant: shown in the operator's time zone.
         case time
         case bool
+        /// Whole numbers by name (failures by category): a JSON object; `name=n, ...` in a table and in CSV.
+        case counts
     }
 
     public let name: String
@@ -42,7 +44,7 @@ public struct Column: Sendable, Equatable {
     var isNumeric: Bool {
         switch kind {
         case .integer, .number, .metres, .latitude, .longitude: return true
-        case .text, .time, .bool: return false
+        case .text, .time, .bool, .counts: return false
         }
     }
 }
@@ -55,6 +57,8 @@ public enum Value: Sendable, Equatable {
     case number(Double)
     case time(Date)
     case bool(Bool)
+    /// Whole numbers by name, listed in name order.
+    case counts([String: Int64])
 
     public init(_ text: String?) { self = text.map(Value.text) ?? .none }
     public init(_ number: Double?) { self = number.map(Value.number) ?? .none }

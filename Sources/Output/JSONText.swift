@@ -16,6 +16,8 @@ enum JSONText {
         case .number(let number): return ValueText.exact(number) ?? "null"
         case .time(let date): return string(values.time(date, forPeople: false))
         case .bool(let bool): return bool ? "true" : "false"
+        case .counts(let counts):
+            return "{" + counts.sorted { $0.key < $1.key }.map { string($0.key) + ":" + String($0.value) }.joined(separator: ",") + "}"
         }
     }
 

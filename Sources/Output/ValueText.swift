@@ -29,6 +29,7 @@ struct ValueText {
             }
         case .time(let date): return time(date, forPeople: true)
         case .bool(let bool): return bool ? "yes" : "no"
+        case .counts(let counts): return TerminalText.visible(Self.flat(counts))
         }
     }
 
@@ -42,7 +43,13 @@ struct ValueText {
         case .number(let number): return Self.exact(number) ?? ""
         case .time(let date): return time(date, forPeople: false)
         case .bool(let bool): return bool ? "true" : "false"
+        case .counts(let counts): return Self.flat(counts)
         }
+    }
+
+    /// `a=1, b=2`, in name order.
+    static func flat(_ counts: [String: Int64]) -> String {
+        counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
     }
 
     /// A number in the shortest form that reads back to the same `Double`, integers without a fraction; nil when

@@ -69,7 +69,7 @@ public enum Report: String, CaseIterable, Sendable {
              Column("approximate", .number), Column("unusable", .number), Column("reduced", .number)]
         case .providers:
             [Column("provider"), Column("platform"), Column("fixes", .integer), Column("failures", .integer),
-             Column("failuresByCategory"), Column("medianAccuracy", .metres), Column("p90Accuracy", .metres, title: "P90 ACCURACY"),
+             Column("failuresByCategory", .counts), Column("medianAccuracy", .metres), Column("p90Accuracy", .metres, title: "P90 ACCURACY"),
              Column("mismatchRate", .number)]
         case .terminalDrift:
             [Column("terminalId"), Column("merchantId"), Column("drift", .metres), Column("lat", .latitude),

@@ -57,6 +57,24 @@ public enum Reports {
         case .number, .metres, .latitude, .longitude: Value(try row.decode(index, as: Double?.self))
         case .time: Value(try row.decode(index, as: Date?.self))
         case .bool: Value(try row.decode(index, as: Bool?.self))
+        case .counts: .counts(try counts(row.decode(index, as: String?.self) ?? ""))
         }
     }
+
+    /// The counts of `category=n, category=n`, the text the SQL functions give; none (an empty map) from NULL.
+    static func counts(_ text: String) throws -> [String: Int64] {
+        var counts: [String: Int64] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, let count = Int64(parts[1]) else { throw ReportRowError(text: text) }
+            counts[parts[0].trimmingCharacters(in: .whitespaces)] = count
+        }
+        return counts
+    }
+}
+
+/// A report's row that does not read as its column says.
+struct ReportRowError: Error, CustomStringConvertible {
+    let text: String
+    var description: String { "a report's counts are not name=n, ...: '\(text)'" }
 }

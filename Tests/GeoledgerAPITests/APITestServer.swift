@@ -72,7 +72,12 @@ final class APITestServer: Sendable {
         database?.drop()
     }
 
-    /// One request on a connection of its own; `token` names one of ``tokens`` (or is the token text itself).
+    /// The API's OpenAPI document, which every answer of ``call(_:_:token:contentType:body:headers:)`` is checked
+    /// against.
+    var contract: Contract { Contract(document: api.openAPIDocument) }
+
+    /// One request on a connection of its own; `token` names one of ``tokens`` (or is the token text itself). The
+    /// answer must be as the OpenAPI document says (``Contract``).
     func call(
         _ method: String, _ target: String, token: String? = nil, contentType: String? = "application/json",
         body: [UInt8] = [], headers: [String: String] = [:]
@@ -84,7 +89,9 @@ final class APITestServer: Sendable {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if method == "POST" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
         try client.send(Array((head + "\r\n").utf8) + body)
-        return try client.readResponse(isHead: method == "HEAD")
+        let response = try client.readResponse(isHead: method == "HEAD")
+        for problem in contract.problems(method, target, response) { Issue.record(Comment(rawValue: problem)) }
+        return response
     }
 
     /// POSTs `lines` as a JSON array.

@@ -200,24 +200,24 @@ struct ReportTests {
         // ios: amap's M1 (20 m, 500 m), M3, the binds of T1, T2, T3, V1, V2 (20 m): 8 fixes; tencent's V3 (mismatch).
         let amapIOS = [20.0, 500, 20, 20, 20, 20, 20, 20].sorted()
         expectRows(try rows(db, .providers), [
-            [.text("amap"), .text("android"), .integer(1), .integer(0), .none, .number(1000), .number(1000), .number(0)],
-            [.text("amap"), .text("ios"), .integer(8), .integer(1), .text("\(try category("amap"))=1"), .number(20),
+            [.text("amap"), .text("android"), .integer(1), .integer(0), .counts([:]), .number(1000), .number(1000), .number(0)],
+            [.text("amap"), .text("ios"), .integer(8), .integer(1), .counts([try category("amap"): 1]), .number(20),
              .number(amapIOS[6] + 0.3 * (amapIOS[7] - amapIOS[6])), .number(0)],
-            [.text("tencent"), .text("android"), .integer(3), .integer(1), .text("\(try category("tencent"))=1"), .number(20),
+            [.text("tencent"), .text("android"), .integer(3), .integer(1), .counts([try category("tencent"): 1]), .number(20),
              .number(20 + 0.8 * (8000 - 20)), .number(1.0 / 3)],
-            [.text("tencent"), .text("ios"), .integer(1), .integer(0), .none, .number(20), .number(20), .number(1)],
+            [.text("tencent"), .text("ios"), .integer(1), .integer(0), .counts([:]), .number(20), .number(20), .number(1)],
         ])
         expectRows(try rows(db, .providers, ReportFilters(app: "merchant", provider: "tencent")), [
-            [.text("tencent"), .text("android"), .integer(1), .integer(0), .none, .number(20), .number(20), .number(1)],
+            [.text("tencent"), .text("android"), .integer(1), .integer(0), .counts([:]), .number(20), .number(20), .number(1)],
         ])
         expectRows(try rows(db, .providers, ReportFilters(from: Self.at("2026-11-04"), to: Self.at("2026-11-05"))), [
-            [.text("amap"), .text("ios"), .integer(0), .integer(1), .text("\(try category("amap"))=1"), .none, .none, .none],
-            [.text("tencent"), .text("android"), .integer(0), .integer(1), .text("\(try category("tencent"))=1"), .none, .none, .none],
+            [.text("amap"), .text("ios"), .integer(0), .integer(1), .counts([try category("amap"): 1]), .none, .none, .none],
+            [.text("tencent"), .text("android"), .integer(0), .integer(1), .counts([try category("tencent"): 1]), .none, .none, .none],
         ])
         expectRows(try rows(db, .providers, ReportFilters(provider: "apple")), [])
         // Over a time range the percentiles come from the fix history: T1's fixes of the 10th and 20th.
         expectRows(try rows(db, .providers, ReportFilters(from: Self.at("2026-11-10"))), [
-            [.text("tencent"), .text("android"), .integer(2), .integer(0), .none, .number(4010), .number(20 + 0.9 * 7980), .number(0)],
+            [.text("tencent"), .text("android"), .integer(2), .integer(0), .counts([:]), .number(4010), .number(20 + 0.9 * 7980), .number(0)],
         ])
     }
 
