@@ -122,7 +122,7 @@ public struct StreamIngestor {
         do {
             while let batch = next() {
                 // The appends wait while the projections are too far behind.
-                service.projector?.waitForRoom()
+                try service.projector?.waitForRoom()
                 var report: IngestReport?
                 if let decision = try batch.decided?.get(), !underLock.isSet {
                     report = try service.write(decision, on: connection)

@@ -25,16 +25,19 @@ public final class ProjectorRunner: Sendable {
         public var handOverLimit: Int
         /// Seconds between looks at the log for appends by other processes, while nothing wakes the projector.
         public var pollInterval: Double
+        /// Seconds a writer waiting for room (``waitForRoom()``) waits while the projector does not move, then gives up.
+        public var appendPatience: Double
 
         public init(
             batchSize: Int = 10_000, readTimeout: Double = 5, maximumLag: Int64 = 200_000, handOverLimit: Int = 40_000,
-            pollInterval: Double = 0.2
+            pollInterval: Double = 0.2, appendPatience: Double = 60
         ) {
             self.batchSize = max(1, batchSize)
             self.readTimeout = max(0, readTimeout)
             self.maximumLag = max(1, maximumLag)
             self.handOverLimit = max(0, handOverLimit)
             self.pollInterval = max(0.001, pollInterval)
+            self.appendPatience = max(0, appendPatience)
         }
     }
 
@@ -298,10 +301,11 @@ public final class ProjectorRunner: Sendable {
         }
     }
 
-    /// Throws when the projections are more than ``Settings/maximumLag`` events behind the log as last seen.
+    /// Throws when the projections are more than ``Settings/maximumLag`` events behind the log as last seen, while the
+    /// projector runs in the background (otherwise reads project, and only they).
     public func admit() throws {
         let held = state.withLock { state -> Status? in
-            guard state.status.lag > settings.maximumLag else { return nil }
+            guard state.running, state.status.lag > settings.maximumLag else { return nil }
             state.status.appendsHeldBack += 1
             return state.status
         }
@@ -314,13 +318,21 @@ public final class ProjectorRunner: Sendable {
 
     /// Waits until the projections are within ``Settings/maximumLag`` events of the log as last seen, for a writer that
     /// would rather slow down than fail; the background projector must be running.
-    public func waitForRoom() {
+    /// - Throws: ``ProjectionsBehind`` when the projector has not moved for ``Settings/appendPatience`` seconds
+    ///   meanwhile (it fails).
+    public func waitForRoom() throws {
+        var lastMoved = (position: status.position, at: Date())
         while true {
-            let (lag, running) = state.withLock { ($0.status.lag, $0.running) }
-            guard lag > settings.maximumLag, running else { return }
-            let target = state.withLock { $0.status.head } - settings.maximumLag
+            let status = self.status
+            guard status.lag > settings.maximumLag, status.running else { return }
+            if status.position != lastMoved.position {
+                lastMoved = (status.position, Date())
+            } else if Date().timeIntervalSince(lastMoved.at) > settings.appendPatience {
+                throw ProjectionsBehind(
+                    kind: .append, events: status.lag, bound: Double(settings.maximumLag), lastError: status.lastError)
+            }
             let semaphore = DispatchSemaphore(value: 0)
-            state.withLock { $0.waiters.append((target, semaphore)) }
+            state.withLock { $0.waiters.append(($0.status.head - settings.maximumLag, semaphore)) }
             wake.signal()
             _ = semaphore.wait(timeout: .now() + 1)
             state.withLock { state in state.waiters.removeAll { $0.semaphore === semaphore } }

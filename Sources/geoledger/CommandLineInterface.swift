@@ -108,6 +108,9 @@ struct CommandLineInterface {
         with neither, the private cluster under .data/ when it exists ('geoledger db start'). 'migrate'
         and 'replay' connect as the tables' owner instead: GEOLEDGER_OWNER_URL (see their --help).
         GEOLEDGER_CONNECT_RETRY=SECONDS keeps trying a database that cannot be reached yet (default 0).
+        The projections follow the log: show, history, visits and report first make sure they hold every
+        event already appended, projecting what is missing or waiting for the projector that does, up to
+        GEOLEDGER_READ_TIMEOUT seconds (default 5); past it they exit 1 rather than answer without it.
         Run 'geoledger COMMAND --help' for a command's options and an example. Exit status: 0 ok, 1 failure,
         64 usage, 141 when the reader of the output went away (as after '| head').
         """

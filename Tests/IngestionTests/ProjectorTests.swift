@@ -94,6 +94,32 @@ struct ProjectorTests {
         try db.expectReplayKeepsProjections()
     }
 
+    @Test("an ingest whose projector cannot write appends up to the lag bound, then stops saying so; what it appended stays")
+    func ingestHeldBack() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.connection.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+        let projector = ProjectorRunner(
+            configuration: db.database.configuration, settings: .init(maximumLag: 50, appendPatience: 1))
+        let service = IngestService(classifier: try Boundaries.classifier(), projector: projector)
+        let path = try BulkWorkload.ndjsonFile(count: 500)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        let stopped = try #require(throws: IngestStopped.self) {
+            _ = try StreamIngestor(service: service, batchSize: 20).run(SubmissionReader(fileDescriptor: descriptor), on: db.connection)
+        }
+        let behind = try #require(stopped.cause as? ProjectionsBehind)
+        #expect(behind.kind == .append)
+        #expect("\(behind)".contains("more than the 50 allowed"), "\(behind)")
+        #expect("\(behind)".contains("the projector is failing: "), "\(behind)")
+        // Held back past the bound, before the whole file: a batch or two beyond it, all committed and in the log.
+        let stored = try db.count("SELECT count(*) FROM events")
+        #expect(stored > 50 && stored < 500, "\(stored)")
+        #expect(stopped.committed.appended == stored)
+        #expect(try Self.checkpoint(db) == 0)
+    }
+
     @Test("a projector running in the background follows another process's appends, which it reads from the log")
     func followsOtherAppends() throws {
         let db = try IngestionDatabase()
