@@ -48,6 +48,7 @@ public final class ProjectorRunner: Sendable {
         /// The log's head as last seen (from an append of this process or a look at the log).
         public var head: Int64 = 0
         public var batches = 0
+        /// Events this projector wrote (not those another wrote meanwhile).
         public var eventsProjected: Int64 = 0
         /// Events projected as handed over, without reading them back from the log.
         public var eventsHandedOver: Int64 = 0
@@ -171,24 +172,25 @@ public final class ProjectorRunner: Sendable {
 
     /// Projects the next batch after the checkpoint in one transaction, when no other projector holds the lock.
     func step(on connection: Connection) throws -> Step {
-        let (step, handed) = try connection.transaction { transaction -> (Step, Int) in
+        let (step, handed, projected) = try connection.transaction { transaction -> (Step, Int, Int) in
             guard try transaction.query("SELECT pg_try_advisory_xact_lock($1)", [Self.lockKey]).first!.decode(0, as: Bool.self)
-            else { return (.busy, 0) }
+            else { return (.busy, 0, 0) }
             let checkpoint = try Checkpoint.position(on: transaction)
             var events = takeHandedOver(after: checkpoint, limit: settings.batchSize)
             let handed = events.count
             if events.isEmpty {
                 events = try Projector.read(after: checkpoint, limit: settings.batchSize, on: transaction)
             }
-            guard let last = events.last?.position else { return (.caughtUp(at: checkpoint), 0) }
+            guard let last = events.last?.position else { return (.caughtUp(at: checkpoint), 0, 0) }
             try projector.projectHistory(events, on: transaction)
             try Checkpoint.advance(to: last, on: transaction)
-            return (.projected(through: last), handed)
+            return (.projected(through: last), handed, events.count)
         }
         switch step {
         case .projected(let position):
             advanced(to: position) { status in
                 status.batches += 1
+                status.eventsProjected += Int64(projected)
                 status.eventsHandedOver += Int64(handed)
             }
         case .caughtUp(let position):
@@ -203,9 +205,6 @@ public final class ProjectorRunner: Sendable {
     /// - Parameter update: for a batch of this projector's that succeeded, which clears its last error.
     private func advanced(to position: Int64, _ update: ((inout Status) -> Void)? = nil) {
         let woken = state.withLock { state -> [DispatchSemaphore] in
-            if position > state.status.position {
-                state.status.eventsProjected += position - state.status.position
-            }
             let now = Date()
             if position > state.status.position || position >= state.status.head { state.status.lastProgress = now }
             state.status.position = max(state.status.position, position)

@@ -137,3 +137,36 @@ struct ProjectorTests {
         #expect(try Self.checkpoint(db) == 25)
     }
 }
+
+/// `geoledger status` and `geoledger project` as an operator runs them.
+@Suite("geoledger status and project")
+struct ProjectorCommandTests {
+    @Test("status: the log's head, the position projected and the lag, for people and as JSON; project catches up")
+    func statusAndProject() throws {
+        let db = try ProjectorTests.unprojectedLog(30)
+        defer { db.drop() }
+        let environment = ["DATABASE_URL": db.url]
+        let behind = try GeoledgerProcess.run(["status"], environment: environment)
+        #expect(behind.status == 0, "\(behind.stderr)")
+        let lines = behind.stdout.split(separator: "\n")
+        #expect(lines.count == 3 && lines[0] == "log head        30" && lines[1] == "projected up to 0", "\(behind.stdout)")
+        #expect(lines.last?.hasPrefix("behind          30 events (the oldest recorded ") == true, "\(behind.stdout)")
+
+        let project = try GeoledgerProcess.run(["project", "--batch-size", "7"], environment: environment)
+        #expect(project.status == 0, "\(project.stderr)")
+        #expect(project.stdout == "projected 30 events; the projections hold the log up to 30\n")
+        #expect(try db.count("SELECT position FROM projections.checkpoint") == 30)
+
+        let caughtUp = try GeoledgerProcess.run(["status", "--format", "json"], environment: environment)
+        #expect(caughtUp.stdout == #"{"head":30,"projected":30,"lagEvents":0,"lagSeconds":0.000}"# + "\n", "\(caughtUp.stdout)")
+        let again = try GeoledgerProcess.run(["project"], environment: environment)
+        #expect(again.stdout == "projected 0 events; the projections hold the log up to 30\n")
+    }
+
+    @Test("project --batch-size outside 1...100000 is a usage error naming the option", arguments: ["0", "100001", "ten"])
+    func badBatchSize(size: String) throws {
+        let outcome = try GeoledgerProcess.run(["project", "--batch-size", size])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--batch-size must be a whole number from 1 to 100000, not '\(size)'"), "\(outcome.stderr)")
+    }
+}
