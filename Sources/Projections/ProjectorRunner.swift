@@ -21,7 +21,8 @@ public final class ProjectorRunner: Sendable {
         public var readTimeout: Double
         /// Events the projections may be behind before appends are held back.
         public var maximumLag: Int64
-        /// Events handed over by this process kept for the projector at most; past it, they are read from the log.
+        /// Events handed over by this process kept for the projector at most; past it, appenders wait for room (see
+        /// ``ProjectorRunner/handOver(_:)``).
         public var handOverLimit: Int
         /// Seconds between looks at the log for appends by other processes, while nothing wakes the projector.
         public var pollInterval: Double
@@ -29,7 +30,7 @@ public final class ProjectorRunner: Sendable {
         public var appendPatience: Double
 
         public init(
-            batchSize: Int = 10_000, readTimeout: Double = 5, maximumLag: Int64 = 200_000, handOverLimit: Int = 40_000,
+            batchSize: Int = 10_000, readTimeout: Double = 5, maximumLag: Int64 = 200_000, handOverLimit: Int = 20_000,
             pollInterval: Double = 0.2, appendPatience: Double = 60
         ) {
             self.batchSize = max(1, batchSize)
@@ -117,19 +118,39 @@ public final class ProjectorRunner: Sendable {
     // MARK: Handing over
 
     /// Events this process has just committed, with their positions, to project without reading them back.
+    ///
+    /// While the events kept already fill ``Settings/handOverLimit``, and the projector runs in the background and
+    /// does not fail, the caller waits for it to make room, up to ``handOverWait`` seconds: an appender slows down to
+    /// the projector's pace rather than making it read what it appended back from the log. Past that, or when the
+    /// projector does not run, the events are left to be read from the log.
     public func handOver(_ events: [ProjectedEvent]) {
         guard let first = events.first, let last = events.last else { return }
-        let keep = state.withLock { state -> Bool in
-            state.status.head = max(state.status.head, last.position)
-            guard last.position > state.status.position,
-                  state.handedOverCount + events.count <= settings.handOverLimit else { return false }
-            state.handedOver[first.position] = events
-            state.handedOverCount += events.count
-            return true
+        let deadline = DispatchTime.now() + Self.handOverWait
+        while true {
+            let waiter = state.withLock { state -> DispatchSemaphore? in
+                state.status.head = max(state.status.head, last.position)
+                guard last.position > state.status.position else { return nil }
+                if state.handedOverCount + events.count <= settings.handOverLimit {
+                    state.handedOver[first.position] = events
+                    state.handedOverCount += events.count
+                    return nil
+                }
+                guard state.running, state.status.lastError == nil else { return nil }
+                let semaphore = DispatchSemaphore(value: 0)
+                state.waiters.append((state.status.position + 1, semaphore))
+                return semaphore
+            }
+            wake.signal()
+            guard let waiter else { return }
+            if waiter.wait(timeout: deadline) == .timedOut {
+                state.withLock { state in state.waiters.removeAll { $0.semaphore === waiter } }
+                return
+            }
         }
-        _ = keep
-        wake.signal()
     }
+
+    /// The longest an appender waits for room to hand its events over.
+    static let handOverWait = DispatchTimeInterval.seconds(5)
 
     /// The events handed over that follow `position` one by one, at most `limit`; forgets those at or before it.
     private func takeHandedOver(after position: Int64, limit: Int) -> [ProjectedEvent] {

@@ -140,6 +140,12 @@ enum HTTPBench {
             let projectedRate = Double(appended) / ingest.wall
             emit("http_events_per_s=\(String(format: "%.0f", httpRate))")
             emit("http_projected_events_per_s=\(String(format: "%.0f", projectedRate))")
+            // Where serve's projector took the events from: handed over by its appends, or read back from the log.
+            let metrics = String(decoding: try LoopbackClient(port: port).request("GET", "/metrics", token: token).body, as: UTF8.self)
+            for (name, source) in [("handed_over", "handed_over"), ("from_log", "log")] {
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("geoledger_projector_events_total{source=\"\(source)\"} ") }
+                emit("http_projector_events_\(name)=\(line.map { String($0.split(separator: " ").last!) } ?? "n/a")")
+            }
             if options.statements { try StatementStatistics.write("http", per: appended, on: connection) }
 
             // COPY of the same rows, as the ingest bench does it.
@@ -190,11 +196,11 @@ enum HTTPBench {
     }
 
     /// The nearest-rank percentile of sorted `values`.
-    /// Returns once the projections hold the log's head as of the call, looking every millisecond.
+    /// Returns once the projections hold the log's head as of the call, looking every 5 ms.
     static func waitUntilProjected(on connection: Connection) throws {
         let head = try EventLog().headPosition(on: connection)
         while try connection.query("SELECT position FROM projections.checkpoint").first!.decode(0, as: Int64.self) < head {
-            Thread.sleep(forTimeInterval: 0.001)
+            Thread.sleep(forTimeInterval: 0.005)
         }
     }
 

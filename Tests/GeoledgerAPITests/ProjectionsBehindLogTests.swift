@@ -16,7 +16,7 @@ struct ProjectionsBehindLogTests {
             let clients = 4, rounds = 15
             let missed = Mutex<[String]>([])
             let port = server.port
-            try onThreads(clients) { client in
+            _ = try concurrently(clients) { client in
                 for round in 0..<rounds {
                     let merchant = "RW\(client)-\(round)"
                     let posted = try ServeProcess.post([Submissions.merchantFix(merchant)], token: token, port: port)
@@ -106,20 +106,5 @@ struct ProjectionsBehindLogTests {
     /// The value of a metric line that starts with `name` and a space.
     static func value(_ name: String, in metrics: String) -> Double? {
         metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
-    }
-
-    /// Runs `body` on `count` threads at once and waits for them all; rethrows the first error.
-    func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
-        let failures = Mutex<[any Error]>([])
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                do { try body(index) } catch { failures.withLock { $0.append(error) } }
-            }
-        }
-        group.wait()
-        if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 }
