@@ -10,9 +10,6 @@ import Postgres
 /// newer one, so that the tables come out the same whatever the batches and their order, in an append or in replay's
 /// chunks.
 extension Projector {
-    /// The tables written by upserts: replay gives them their keys before the rows, not after.
-    static let summaryTables: Set<String> = ["accuracy_buckets", "daily_events", "fix_days", "latest_fixes"]
-
     /// The upserts that add the events' counts and newest fixes to the summary tables, built to be sent later: an
     /// append builds them before it takes the append lock, and sends them under it.
     public func summaryUpserts(of events: [ProjectedEvent]) throws -> SummaryUpserts {
@@ -129,7 +126,7 @@ extension Projector {
     }
 
     /// The provider an event counts under in `daily_events`: its fix's or its failure's, else none.
-    private static func dailyProvider(_ event: ProjectedEvent) -> String {
+    static func dailyProvider(_ event: ProjectedEvent) -> String {
         event.fix?.provider ?? event.failure?.provider ?? ""
     }
 
@@ -205,11 +202,26 @@ extension Projector {
 
     /// Newest by (captured_at, event_id), as ``CurrentState`` reads them; a uuid's order in PostgreSQL is that of
     /// its lower-case text, which is that of its bytes.
-    private static func isNewer(_ a: ProjectedEvent, than b: ProjectedEvent) -> Bool {
+    static func isNewer(_ a: ProjectedEvent, than b: ProjectedEvent) -> Bool {
         guard let at = a.capturedAt, let bt = b.capturedAt else { return false }
-        if at != bt { return at > bt }
+        return isNewer((at, a.eventId), than: (bt, b.eventId))
+    }
+
+    /// The same order, of a fix's capture time and its event's id.
+    static func isNewer(_ a: (capturedAt: Date, eventId: UUID), than b: (capturedAt: Date, eventId: UUID)) -> Bool {
+        if a.capturedAt != b.capturedAt { return a.capturedAt > b.capturedAt }
         return withUnsafeBytes(of: a.eventId.uuid) { a in
             withUnsafeBytes(of: b.eventId.uuid) { b in b.lexicographicallyPrecedes(a) }
+        }
+    }
+
+    /// Whether the event's fix counts in `latest_fixes`: a terminal's fix, or a merchant's address fix, with a capture time.
+    static func keepsLatestFix(of event: ProjectedEvent) -> Bool {
+        guard event.fix != nil, event.capturedAt != nil else { return false }
+        switch event.entityKind {
+        case "terminal": return true
+        case "merchant": return event.type == "MerchantAddressFixed"
+        default: return false
         }
     }
 
@@ -218,12 +230,7 @@ extension Projector {
         // row 2i is event i's key for any fix, row 2i + 1 its key for precise fixes.
         var order = SharedOrder(capacity: events.count * 2)
         for index in events.indices {
-            guard let accuracy = events[index].fix?.accuracy, events[index].capturedAt != nil else { continue }
-            switch events[index].entityKind {
-            case "terminal": break
-            case "merchant" where events[index].type == "MerchantAddressFixed": break
-            default: continue
-            }
+            guard Self.keepsLatestFix(of: events[index]), let accuracy = events[index].fix?.accuracy else { continue }
             func key(row: Int, quality: String) {
                 order.key(row: row)
                 order.field(events[index].entityKind)

@@ -6,10 +6,12 @@ import Synchronization
 /// Rebuilds every projection from the log into fresh tables in a schema of their own, then swaps them in: readers
 /// see the old tables until the new ones are complete.
 ///
-/// The same ``Projector`` as at append runs over the log in chunks, on several connections at once (the history
-/// rows of one chunk do not depend on another's), then carries every terminal's binding forward in one pass and
-/// builds the history tables' keys and the secondary indexes. Appends go on meanwhile; at the end one transaction
-/// takes the append lock, projects what was appended since and swaps the schemas, so nothing appended is missed.
+/// The same ``Projector`` as behind the log runs over it in chunks, on several connections at once (the history
+/// rows of one chunk do not depend on another's), while the summaries are counted in memory (``SummaryTotals``) and
+/// written once; then it carries every terminal's binding forward in one pass and builds the keys and indexes, two at
+/// a time. Appends go on meanwhile; at the end one transaction takes the append lock and the projector's, projects
+/// what was appended since, sets the rebuilt checkpoint at the log's head and swaps the schemas, so nothing appended
+/// is missed.
 /// One replay runs at a time. A replay that fails drops its rebuild; one that was killed leaves it to the next.
 public struct Replayer: Sendable {
     let chunkSize: Int64
@@ -62,11 +64,12 @@ public struct Replayer: Sendable {
     ) throws -> Int64 {
         let rebuild = try RebuildSchema.create(on: coordinator)
         let start = try EventLog().headPosition(on: coordinator)
-        let bindingEvents = try projectInParallel(through: start, configuration: configuration, progress: progress)
+        let (bindingEvents, summaries) = try projectInParallel(through: start, configuration: configuration, progress: progress)
         try Projector(schema: RebuildSchema.name).insert(
             Projector.carried(bindingEvents.sorted { $0.position < $1.position }, from: [:]), on: coordinator)
-        // Indexes now, while appends go on: under the lock there is only the catch-up left to do.
-        try rebuild.buildIndexes(on: coordinator)
+        try summaries.write(into: RebuildSchema.name, on: coordinator)
+        // Keys and indexes now, while appends go on: under the lock there is only the catch-up left to do.
+        try rebuild.buildIndexes(configuration)
         return try coordinator.transaction { transaction in
             // On Citus, the catch-up writes the shards one connection at a time: the schema swap that follows may
             // not come after parallel writes in the same transaction.
@@ -86,13 +89,14 @@ public struct Replayer: Sendable {
     }
 
     /// Writes the history tables for positions 1...head into the rebuild schema, chunk by chunk, each chunk in its
-    /// own transaction.
+    /// own transaction, and counts the summaries in memory.
     /// - Returns: the binds and unbinds read, in no particular order: a terminal's may span chunks, so its binding
-    ///   is carried forward once all are in.
+    ///   is carried forward once all are in; and the summary tables' rows.
     private func projectInParallel(
         through head: Int64, configuration: PostgresConfiguration, progress: @escaping @Sendable (Int64, Int64) -> Void
-    ) throws -> [ProjectedEvent] {
+    ) throws -> ([ProjectedEvent], SummaryTotals) {
         let bindingEvents = Mutex<[ProjectedEvent]>([])
+        let summaries = Mutex<[SummaryTotals]>([])
         let next = Mutex<Int64>(0)
         let done = Mutex<Int64>(0)
         let failures = Mutex<[any Error]>([])
@@ -106,6 +110,8 @@ public struct Replayer: Sendable {
                     let connection = try Connection.connect(configuration)
                     defer { connection.close() }
                     let projector = Projector(schema: RebuildSchema.name)
+                    var totals = SummaryTotals()
+                    defer { summaries.withLock { $0.append(totals) } }
                     while failures.withLock({ $0.isEmpty }) {
                         let first = next.withLock { position -> Int64 in
                             defer { position += chunkSize }
@@ -115,9 +121,10 @@ public struct Replayer: Sendable {
                         let range = first...min(first + chunkSize - 1, head)
                         let events = try connection.transaction { transaction in
                             let events = try Projector.read(range, on: transaction)
-                            try projector.projectHistory(events, on: transaction)
+                            try projector.copyHistory(events, on: transaction)
                             return events
                         }
+                        totals.add(events)
                         let binds = events.filter { $0.binding != nil }
                         bindingEvents.withLock { $0 += binds }
                         done.withLock { count in
@@ -134,7 +141,7 @@ public struct Replayer: Sendable {
         }
         finished.wait()
         if let failure = failures.withLock({ $0.first }) { throw failure }
-        return bindingEvents.withLock { $0 }
+        return (bindingEvents.withLock { $0 }, SummaryTotals.merged(summaries.withLock { $0 }))
     }
 }
 
@@ -207,13 +214,7 @@ private struct RebuildSchema {
         var keys: [String] = []
         for row in constraints {
             let table = try row.decode(0, as: String.self).replacingOccurrences(of: "projections.", with: "")
-            let key = "ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))"
-            // The summary tables are written by upserts, which need their keys from the first row on.
-            if Projector.summaryTables.contains(table) {
-                try connection.execute(key)
-            } else {
-                keys.append(key)
-            }
+            keys.append("ALTER TABLE \(name).\(table) ADD CONSTRAINT \(try row.decode(1, as: String.self)) \(try row.decode(2, as: String.self))")
         }
         let indexes = try connection.query(
             """
@@ -226,10 +227,34 @@ private struct RebuildSchema {
         return RebuildSchema(indexDefinitions: keys + indexes, distributed: distributed)
     }
 
-    func buildIndexes(on connection: Connection) throws {
-        for definition in indexDefinitions {
-            try connection.execute(definition)
+    /// Builds the keys and indexes two at a time, on two connections, those of the fix history (the largest) first:
+    /// each build reads its table and sorts on one core, and two keep two busy.
+    func buildIndexes(_ configuration: PostgresConfiguration) throws {
+        let onFixes = { (definition: String) in definition.contains(".fixes ") }
+        let next = Mutex((indexDefinitions.filter(onFixes) + indexDefinitions.filter { !onFixes($0) })[...])
+        let failures = Mutex<[any Error]>([])
+        let finished = DispatchGroup()
+        for _ in 0..<2 {
+            finished.enter()
+            let builder = Thread {
+                defer { finished.leave() }
+                do {
+                    let connection = try Connection.connect(configuration)
+                    defer { connection.close() }
+                    // Two builds at once, each on one core: with PostgreSQL's parallel workers too, they would
+                    // take turns on the same two.
+                    try connection.execute("SET max_parallel_maintenance_workers = 0")
+                    while failures.withLock({ $0.isEmpty }), let definition = next.withLock({ $0.popFirst() }) {
+                        try connection.execute(definition)
+                    }
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+            }
+            builder.start()
         }
+        finished.wait()
+        if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
     /// Gives the rebuilt schema and tables the privileges the live ones have, then swaps the rebuilt schema in.
