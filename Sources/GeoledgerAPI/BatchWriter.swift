@@ -142,8 +142,8 @@ final class BatchWriter: Sendable {
     }
 
     /// Writes decided batches in their turn, as decided when the decision still holds, else each under the lock.
-    /// A decided batch passes the turn on once it holds the append lock, so that the next writes its history rows
-    /// meanwhile (``IngestService/write(_:on:holds:locked:beforeCommit:)``); no turn is waited for while holding rows.
+    /// A decided batch passes the turn on once it holds the append lock, so that the next starts its transaction
+    /// meanwhile and waits for the lock there (``IngestService/write(_:on:holds:locked:beforeCommit:)``).
     private func write(_ decided: Decided, atomic: Bool) {
         waitForTurn(decided.turn)
         defer { endTurn(decided.turn) }
@@ -174,8 +174,8 @@ final class BatchWriter: Sendable {
                 }
             }
         }
-        // Batches decided after this one may be writing their history rows ahead of the lock, at positions an
-        // append under the lock may take: told so, they roll back before taking the lock.
+        // The batches decided after this one assumed it would be written as decided: told so, they write nothing
+        // and are appended under the lock instead.
         invalidate()
         for job in decided.jobs {
             job.finish(Result {

@@ -3,7 +3,7 @@ import Foundation
 import Output
 import Queries
 
-/// `report NAME`: one of the reports over the projections (the `Reports` module), in any output format.
+/// `report NAME`: one of the reports over the projections (the `Queries` module), in any output format.
 enum ReportCommand {
     static let command = Command(
         words: ["report"], summary: "reports over the projections: region mismatches, accuracy, providers, drift, ...",
