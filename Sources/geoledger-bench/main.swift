@@ -33,9 +33,12 @@ let usage = """
                                of others, in ms (history_ms= the slowest), and the plan of the busiest
                                merchant's page
       http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
-                               batches of 1,000 by 4 clients on loopback, against COPY of the same rows,
-                               with the CPU per appended event of serve and of the database server, and
-                               the database server's per row of the COPY (http_copy_server_us_per_event);
+                               batches of 1,000 by 4 clients on loopback, against COPY of the same rows:
+                               the rate until the last batch is acknowledged (http_events_per_s) and until
+                               serve's projector has passed it (http_projected_events_per_s), where serve's
+                               projector took the events from, the CPU per appended event of serve and of
+                               the database server, and the database server's per row of the COPY
+                               (http_copy_server_us_per_event);
                                then, on that database, p50 and p99 latency of single requests, one at a
                                time, and the server's peak resident memory (VmHWM)
       citus [OPTIONS]          the same workload through the same stages on the server (plain_ lines) and
@@ -65,8 +68,8 @@ let usage = """
                        hit and dirtied, WAL records and bytes (the server must load pg_stat_statements)
 
     The RESULT line, last: RESULT ingest_vs_copy=R http_events_per_s=H copy_events_per_s=C fsync=...
-    synchronous_commit=... full_page_writes=..., where H is the HTTP rate, C the COPY rate of the same run
-    and R = H / C. The ingest's medians come before it, as ingest_vs_copy_median and
+    synchronous_commit=... full_page_writes=..., where H is the HTTP rate until acknowledged, C the COPY
+    rate of the same run and R the HTTP rate until the projections hold every acknowledged event, over C. The ingest's medians come before it, as ingest_vs_copy_median and
     copy_events_per_s_median.
 
     Exit status: 0 ok, 1 failure, 64 usage.
