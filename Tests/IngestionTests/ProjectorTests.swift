@@ -120,6 +120,43 @@ struct ProjectorTests {
         #expect(try Self.checkpoint(db) == 0)
     }
 
+    @Test("a replay while a projector runs in the background and another writer appends: the swapped-in projections and the projector's go on from the rebuilt checkpoint, and end equal to a replay")
+    func replayWhileProjecting() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        try db.ingest((0..<2000).map(BulkWorkload.submission), batchSize: 500)
+        let runner = ProjectorRunner(
+            configuration: db.database.configuration, settings: .init(batchSize: 25, pollInterval: 0.01))
+        runner.start()
+        defer { runner.stop() }
+        let writer = try IngestionDatabase(sharing: db)
+        defer { writer.connection.close() }
+        let service = writer.service.handingOver(to: runner)
+        let appending = DispatchSemaphore(value: 0)
+        let appendFailure = Mutex<String?>(nil)
+        let connection = writer.connection
+        Thread.detachNewThread {
+            defer { appending.signal() }
+            do {
+                for start in stride(from: 2000, to: 3000, by: 20) {
+                    _ = try service.ingest(
+                        (start..<start + 20).map { IngestionDatabase.item(BulkWorkload.submission($0)) }, now: serverNow,
+                        on: connection)
+                }
+            } catch {
+                appendFailure.withLock { $0 = "\(error)" }
+            }
+        }
+        try Replayer(chunkSize: 100, workers: 2).replay(db.database.configuration)
+        appending.wait()
+        #expect(appendFailure.withLock { $0 } == nil)
+        #expect(try eventually(within: 30) { try Self.checkpoint(db) == 3000 })
+        // The projector wrote before and after the swap; nothing it wrote into the replaced tables is left or missing.
+        #expect(runner.status.batches > 0)
+        #expect(try db.count("SELECT count(*) - count(DISTINCT position) FROM projections.fixes") == 0)
+        try db.expectReplayKeepsProjections()
+    }
+
     @Test("a projector running in the background follows another process's appends, which it reads from the log")
     func followsOtherAppends() throws {
         let db = try IngestionDatabase()
