@@ -35,8 +35,10 @@ struct Settings {
         let folder = environment["GEOLEDGER_DATA_DIR"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".data")
         let cluster = LocalCluster(folder: folder)
-        let usesLibpqVariables = environment.keys.contains { ["PGHOST", "PGDATABASE", "PGPORT", "PGUSER", "PGSERVICE"].contains($0) }
-        let usesCluster = environment["DATABASE_URL"] == nil && !usesLibpqVariables
+        // A variable set empty (`DATABASE_URL=`, as an env file or a compose file may leave it) is not set.
+        func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
+        let usesLibpqVariables = ["PGHOST", "PGDATABASE", "PGPORT", "PGUSER", "PGSERVICE"].contains(where: isSet)
+        let usesCluster = !isSet("DATABASE_URL") && !usesLibpqVariables
             && FileManager.default.fileExists(atPath: folder.appendingPathComponent("pgdata").path)
         let database = usesCluster ? cluster.configuration(as: .app) : .fromEnvironment(environment)
         let owner: PostgresConfiguration

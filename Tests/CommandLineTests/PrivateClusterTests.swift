@@ -81,6 +81,15 @@ struct PrivateClusterTests {
             let verify = try geoledger(["verify"], in: folder)
             #expect(verify.status == 0, "\(verify.stderr)")
             #expect(verify.stdout.contains("every chain intact"))
+
+            // Set but empty, as an env file may leave it, DATABASE_URL is not set: the private cluster is still the
+            // one used.
+            var empty = Self.onlyTheCluster
+            empty["DATABASE_URL"] = ""
+            empty["GEOLEDGER_DATA_DIR"] = folder
+            let projections = try GeoledgerProcess.run(["status"], environment: empty)
+            #expect(projections.status == 0, "\(projections.stderr)")
+            #expect(projections.stdout.hasPrefix("log head        0\n"), "\(projections.stdout)")
         }
     }
 
