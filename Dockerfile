@@ -1,5 +1,6 @@
-# Build on the official Swift 6 image; run on a slim image with the C libraries only.
-FROM swift:6.0-bookworm AS build
+# Build on the official Swift image of the toolchain the project is developed with (6.3; the package needs 6.2 or
+# later, its swift-tools-version: a test keeps the two in step); run on a slim image with the C libraries only.
+FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
