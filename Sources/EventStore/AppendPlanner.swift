@@ -14,7 +14,7 @@ import Postgres
 /// decided.
 ///
 /// Used from one thread at a time.
-public final class AppendPlanner {
+package final class AppendPlanner {
     private let log = EventLog()
     /// The log's head once the batches decided so far are written; nil until first read.
     private var logHead: LogHead?
@@ -27,7 +27,7 @@ public final class AppendPlanner {
     /// - Parameters:
     ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
     ///   - capacity: how many stream heads to keep (see ``DecidedState``).
-    public init(inFlight: Int = 2, capacity: Int = 500_000) {
+    package init(inFlight: Int = 2, capacity: Int = 500_000) {
         self.inFlight = max(1, inFlight)
         heads = DecidedState(inFlight: inFlight, capacity: capacity)
     }
@@ -36,7 +36,7 @@ public final class AppendPlanner {
     /// - Parameters:
     ///   - rules: builds the domain rule for the batch; called after the planner's reads, so that it may read too.
     ///   - reader: a connection outside any append transaction.
-    public func decide(
+    package func decide(
         _ events: [NewEvent], rules: () throws -> (NewEvent) -> AppendConflict?, reading reader: Connection
     ) throws -> DecidedAppend {
         let assumed = try logHead ?? log.head(on: reader)
@@ -66,27 +66,27 @@ public final class AppendPlanner {
 /// What a planner keeps of the state its batches change (stream heads, terminal bindings): read once, then as each
 /// decided batch leaves it. Past `capacity` entries it forgets all but those the last `inFlight` batches changed,
 /// which the database may not show yet; a forgotten entry is read again.
-public struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var values: [Key: Value] = [:]
     /// The keys each of the last `inFlight` decided batches changed, newest last.
     private var recent: [[Key]] = []
     private let inFlight: Int
     private let capacity: Int
 
-    public init(inFlight: Int, capacity: Int) {
+    package init(inFlight: Int, capacity: Int) {
         self.inFlight = max(1, inFlight)
         self.capacity = max(1, capacity)
     }
 
-    public subscript(key: Key) -> Value? { values[key] }
+    package subscript(key: Key) -> Value? { values[key] }
 
     /// Values read from the database; a value already known, which a decided batch left, stays.
-    public mutating func learn(_ read: [Key: Value]) {
+    package mutating func learn(_ read: [Key: Value]) {
         values.merge(read) { known, _ in known }
     }
 
     /// The values a decided batch leaves.
-    public mutating func decided(_ changed: [Key: Value]) {
+    package mutating func decided(_ changed: [Key: Value]) {
         recent.append(Array(changed.keys))
         if recent.count > inFlight { recent.removeFirst() }
         if values.count > capacity {
@@ -98,16 +98,16 @@ public struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable 
 }
 
 /// A batch decided by an ``AppendPlanner``, to be written with ``EventLog/write(_:then:on:)``.
-public struct DecidedAppend: Sendable {
+package struct DecidedAppend: Sendable {
     let events: [NewEvent]
     let plan: AppendPlan
     /// The log's head the decision assumed.
     let assumedHead: LogHead
 
     /// The append's answer once the batch is written: one result per event, in order, and the log's head after it.
-    public var answer: AppendAnswer { AppendAnswer(results: plan.results, head: plan.logHead) }
+    package var answer: AppendAnswer { AppendAnswer(results: plan.results, head: plan.logHead) }
     /// The events to be appended, in order.
-    public var appended: [AppendedEvent] { plan.appended }
+    package var appended: [AppendedEvent] { plan.appended }
 }
 
 extension EventLog {
@@ -119,7 +119,7 @@ extension EventLog {
     ///   - locked: called once the lock is held and the head is the one assumed, before the rest is written.
     ///   - then: writes the rest, in the transaction, under the lock, after the events.
     /// - Returns: whether the batch was written.
-    public func write(
+    package func write(
         _ decided: DecidedAppend, holds: () -> Bool = { true }, locked: () -> Void = {},
         then: (Connection) throws -> Void, on connection: Connection
     ) throws -> Bool {

@@ -11,7 +11,7 @@ import Projections
 /// Right only while nobody else appends, and while batches are written in the order they were decided with no more
 /// than `inFlight` of them uncommitted; ``IngestService/write(_:on:)`` checks the first under the append lock and
 /// writes nothing when someone else appended. Used from one thread at a time.
-public final class IngestPlanner {
+package final class IngestPlanner {
     private let planner: AppendPlanner
     /// Every terminal seen, with its binding as the decided batches leave it; nil when it has none.
     private var bindings: DecidedState<String, TerminalBinding?>
@@ -19,13 +19,13 @@ public final class IngestPlanner {
     /// - Parameters:
     ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
     ///   - capacity: how many stream heads, and how many terminals' bindings, to keep (see ``DecidedState``).
-    public init(inFlight: Int = 2, capacity: Int = 500_000) {
+    package init(inFlight: Int = 2, capacity: Int = 500_000) {
         planner = AppendPlanner(inFlight: inFlight, capacity: capacity)
         bindings = DecidedState(inFlight: inFlight, capacity: capacity)
     }
 
     /// Decides `batch` as the next one, reading what it needs on `reader`, a connection outside any append.
-    public func decide(_ batch: PreparedBatch, reading reader: Connection) throws -> DecidedBatch {
+    package func decide(_ batch: PreparedBatch, reading reader: Connection) throws -> DecidedBatch {
         let rules = LocationRules(projected: batch.projected)
         let terminals = rules.changedTerminals
         let append = try planner.decide(batch.events, rules: {
@@ -54,7 +54,7 @@ public final class IngestPlanner {
 
 /// A prepared batch decided by an ``IngestPlanner``: the events to append, their projections and the bindings they
 /// leave, ready to write with ``IngestService/write(_:on:)``.
-public struct DecidedBatch: Sendable {
+package struct DecidedBatch: Sendable {
     let batch: PreparedBatch
     let append: DecidedAppend
     /// The appended events' projections, where the log will put them.

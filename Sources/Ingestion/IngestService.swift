@@ -156,7 +156,7 @@ public struct IngestService: Sendable {
     ///     rethrown.
     /// - Returns: the answers; nil when someone else appended since the batch was decided, and nothing was written:
     ///   then append it with ``append(_:atomic:cache:on:)``, which decides under the append lock.
-    public func write(
+    package func write(
         _ decided: DecidedBatch, on connection: Connection, holds: () -> Bool = { true }, locked: () -> Void = {},
         beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport? {

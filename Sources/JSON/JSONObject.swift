@@ -168,7 +168,7 @@ public struct JSONObject: Sendable, Hashable {
 
     /// UTF-8 byte order. (Iterating the UTF-8 views measured four times faster than `withUTF8` and `memcmp` on
     /// names this short; `String`'s own `<` is not code point order outside ASCII.)
-    public static func precedes(_ left: String, _ right: String) -> Bool {
+    package static func precedes(_ left: String, _ right: String) -> Bool {
         var a = left.utf8.makeIterator()
         var b = right.utf8.makeIterator()
         while true {
