@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
+        // Log lines with levels and key-value metadata, as JSON, for the modules that have something to say.
+        .target(name: "Logging", dependencies: ["JSON"]),
         // Options and usage errors, for both executables.
         .target(name: "CommandLineArguments"),
         // What people and programs read: tables, JSON, NDJSON, CSV, GeoJSON; checked writes, progress.
@@ -63,7 +65,7 @@ let package = Package(
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.
-        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Postgres"]),
+        .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Logging", "Postgres"]),
         // The read side: current state, histories, visits and the reports (one SQL function each), read from the
         // projections into typed rows and the tables and documents that Output writes.
         .target(name: "Queries", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),
@@ -72,7 +74,7 @@ let package = Package(
         .target(
             name: "GeoledgerAPI",
             dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "Queries", "JSON", "LocationEvents", "Postgres", "Output"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Queries", "Maps"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Queries", "Maps", "Logging"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),

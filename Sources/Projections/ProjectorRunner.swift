@@ -1,5 +1,6 @@
 import EventStore
 import Foundation
+import Logging
 import Postgres
 import Synchronization
 
@@ -90,6 +91,7 @@ public final class ProjectorRunner: Sendable {
     private let state: Mutex<State>
     private let wake = DispatchSemaphore(value: 0)
     private let projector: Projector
+    private let logger: Logger
 
     private struct State: ~Copyable {
         var status = Status()
@@ -103,10 +105,13 @@ public final class ProjectorRunner: Sendable {
         var stopped: DispatchSemaphore?
     }
 
-    /// - Parameter configuration: the database; the background projector opens a connection of its own to it.
-    public init(configuration: PostgresConfiguration, settings: Settings = Settings()) {
+    /// - Parameters:
+    ///   - configuration: the database; the background projector opens a connection of its own to it.
+    ///   - logger: a line for each batch (debug), for a batch that failed (warning) and for the recovery (info).
+    public init(configuration: PostgresConfiguration, settings: Settings = Settings(), logger: Logger = .discarding) {
         self.configuration = configuration
         self.settings = settings
+        self.logger = logger
         self.projector = .live
         var state = State()
         state.status.maximumLag = settings.maximumLag
@@ -193,6 +198,7 @@ public final class ProjectorRunner: Sendable {
 
     /// Projects the next batch after the checkpoint in one transaction, when no other projector holds the lock.
     func step(on connection: Connection) throws -> Step {
+        let started = DispatchTime.now()
         let (step, handed, projected) = try connection.transaction { transaction -> (Step, Int, Int) in
             guard try transaction.query("SELECT pg_try_advisory_xact_lock($1)", [Self.lockKey]).first!.decode(0, as: Bool.self)
             else { return (.busy, 0, 0) }
@@ -209,12 +215,19 @@ public final class ProjectorRunner: Sendable {
         }
         switch step {
         case .projected(let position):
+            let failing = status.lastError != nil
+            logger.debug("projected a batch", [
+                "through": String(position), "events": String(projected), "handedOver": String(handed),
+                "ms": String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6),
+            ])
+            if failing { logger.info("the projector projects again", ["through": String(position)]) }
             advanced(to: position) { status in
                 status.batches += 1
                 status.eventsProjected += Int64(projected)
                 status.eventsHandedOver += Int64(handed)
             }
         case .caughtUp(let position):
+            if status.lastError != nil { logger.info("the projector projects again", ["through": String(position)]) }
             advanced(to: position) { _ in }
         case .busy:
             state.withLock { $0.status.waits += 1 }
@@ -315,10 +328,15 @@ public final class ProjectorRunner: Sendable {
     }
 
     private func failed(_ error: any Error) {
-        state.withLock { state in
+        let status = state.withLock { state in
             state.status.errors += 1
             state.status.lastError = "\(error)"
+            return state.status
         }
+        logger.warning("a batch of the projector failed; it is tried again", [
+            "error": "\(error)", "checkpoint": String(status.position), "lagEvents": String(status.lag),
+            "errors": String(status.errors),
+        ])
     }
 
     /// Throws when the projections are more than ``Settings/maximumLag`` events behind the log as last seen, while the

@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import GeoledgerAPI
 import HTTPServer
+import Logging
 import Ingestion
 import Output
 import Postgres
@@ -16,6 +17,7 @@ enum ServeCommand {
         words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, history, reports, health, metrics)",
         help: """
             Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
+                                   [--log-level LEVEL]
 
             Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
@@ -47,6 +49,9 @@ enum ServeCommand {
                                    K, M or G (KiB, MiB, GiB) (GEOLEDGER_MAX_BODY, default 16M); larger
                                    bodies are answered 413 before they are read
               --public-metrics     /metrics answers any client (GEOLEDGER_PUBLIC_METRICS=true)
+              --log-level LEVEL    debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): the
+                                   projector's lines on standard error, JSON like the request log (a line
+                                   per batch at debug, a failed batch at warning, its recovery at info)
 
             The projections (positions, histories, visits, reports) are kept behind the log by a projector
             running in the server, woken by each append and looking for other processes' appends every
@@ -69,14 +74,21 @@ enum ServeCommand {
               curl -H "Authorization: Bearer $TOKEN" 'http://127.0.0.1:8080/v1/reports/terminal-drift?format=csv'
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["listen", "threads", "max-body"], flags: ["public-metrics"])
+            let arguments = try Arguments(words, options: ["listen", "threads", "max-body", "log-level"], flags: ["public-metrics"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
             let settings = try ServeSettings(arguments: arguments, environment: ProcessInfo.processInfo.environment)
-            return try serve(settings)
+            var environment = ProcessInfo.processInfo.environment
+            if let level = arguments.value("log-level") {
+                guard Logger.Level(name: level) != nil else {
+                    throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")
+                }
+                environment["GEOLEDGER_LOG_LEVEL"] = level
+            }
+            return try serve(settings, environment: environment)
         })
 
-    private static func serve(_ serve: ServeSettings) throws -> Int32 {
-        let settings = Settings.fromEnvironment()
+    private static func serve(_ serve: ServeSettings, environment: [String: String]) throws -> Int32 {
+        let settings = Settings.fromEnvironment(environment)
         if let invalid = settings.invalidSetting { throw CommandError(invalid) }
         // A connection for each worker: a handler never waits for another's connection.
         let pool = ConnectionPool(configuration: settings.database, maximumConnections: serve.threads, checkoutTimeout: 30)

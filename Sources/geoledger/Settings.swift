@@ -1,5 +1,6 @@
 import Foundation
 import LocalPostgres
+import Logging
 import Output
 import Postgres
 import Projections
@@ -24,6 +25,8 @@ struct Settings {
     /// The projector's bounds: GEOLEDGER_READ_TIMEOUT (seconds a read waits for the projections to pass the log's
     /// head) and GEOLEDGER_MAX_PROJECTION_LAG (events the projections may be behind before appends are held back).
     var projectorSettings = ProjectorRunner.Settings()
+    /// The least level of the log lines written on standard error: GEOLEDGER_LOG_LEVEL (`serve --log-level`).
+    var logLevel = Logger.Level.info
 
     /// - Parameters:
     ///   - ownerURL: the command's `--owner-url`, which goes before GEOLEDGER_OWNER_URL.
@@ -69,6 +72,12 @@ struct Settings {
         } else if settings.invalidSetting == nil {
             settings.invalidSetting = "GEOLEDGER_READ_TIMEOUT must be seconds from 0 to 3600, not '\(readTimeoutText)'"
         }
+        let levelText = environment["GEOLEDGER_LOG_LEVEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "info"
+        if let level = Logger.Level(name: levelText) {
+            settings.logLevel = level
+        } else if settings.invalidSetting == nil {
+            settings.invalidSetting = "GEOLEDGER_LOG_LEVEL must be debug, info, warning or error, not '\(levelText)'"
+        }
         if let lag = Int64(lagText), (1...1_000_000_000).contains(lag) {
             settings.projectorSettings.maximumLag = lag
         } else if settings.invalidSetting == nil {
@@ -77,9 +86,14 @@ struct Settings {
         return settings
     }
 
+    /// The log of this process: JSON lines on standard error, from ``logLevel`` up.
+    var logger: Logger {
+        Logger(minimum: logLevel) { line in writeStandardError(line + "\n") }
+    }
+
     /// The projector of this process, on the application's database.
     func projector() -> ProjectorRunner {
-        ProjectorRunner(configuration: database, settings: projectorSettings)
+        ProjectorRunner(configuration: database, settings: projectorSettings, logger: logger)
     }
 
     /// A connection for a command that reads the projections, once they hold every event committed before it: this

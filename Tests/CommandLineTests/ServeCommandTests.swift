@@ -105,6 +105,7 @@ struct ServeCommandTests {
         (["--max-body", "2G"], [:], "--max-body must be a size"),
         ([], ["GEOLEDGER_MAX_BODY": "lots"], "GEOLEDGER_MAX_BODY must be a size"),
         ([], ["GEOLEDGER_PUBLIC_METRICS": "yes"], "GEOLEDGER_PUBLIC_METRICS must be true or false"),
+        (["--log-level", "loud"], [:], "--log-level must be debug, info, warning or error, not 'loud'"),
     ])
     func badSettings(arguments: [String], environment: [String: String], message: String) throws {
         let outcome = try GeoledgerProcess.run(["serve"] + arguments, environment: environment.mapValues { $0 })

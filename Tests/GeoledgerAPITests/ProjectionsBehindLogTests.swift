@@ -5,6 +5,10 @@ import Postgres
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `serve` keeps the projections behind the log: a read still sees every write acknowledged before it, a projector
 /// that fails shows in `/metrics` and `/readyz` while appends go on, and reads fail clearly instead of answering stale.
 @Suite("serve: the projections behind the log")
@@ -100,6 +104,15 @@ struct ProjectionsBehindLogTests {
             #expect(try ServeProcess.get("/v1/merchants/F0", token: token, port: server.port).status == 200)
             let again = try ServeProcess.post([Submissions.merchantFix("F9")], token: token, port: server.port)
             #expect(try again.status == 200 && again.statuses == ["appended"], "\(again.text)")
+
+            // The log says when the projector failed, with the error, and when it projected again.
+            kill(server.pid, SIGTERM)
+            #expect(try server.waitForExit(seconds: 30) == 0)
+            let log = server.logEntries()
+            let failed = log.filter { $0["level"] as? String == "warning" && $0["message"] as? String == "a batch of the projector failed; it is tried again" }
+            #expect(!failed.isEmpty, "\(server.standardError)")
+            #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("refuse") == true && $0["checkpoint"] as? String == "0" })
+            #expect(log.contains { $0["level"] as? String == "info" && $0["message"] as? String == "the projector projects again" })
         }
     }
 
