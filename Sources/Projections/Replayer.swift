@@ -99,50 +99,61 @@ public struct Replayer: Sendable {
         let summaries = Mutex<[SummaryTotals]>([])
         let next = Mutex<Int64>(0)
         let done = Mutex<Int64>(0)
-        let failures = Mutex<[any Error]>([])
         let chunkSize = self.chunkSize
-        let finished = DispatchGroup()
-        for _ in 0..<workers {
-            finished.enter()
-            let worker = Thread {
-                defer { finished.leave() }
-                do {
-                    let connection = try Connection.connect(configuration)
-                    defer { connection.close() }
-                    let projector = Projector(schema: RebuildSchema.name)
-                    var totals = SummaryTotals()
-                    defer { summaries.withLock { $0.append(totals) } }
-                    while failures.withLock({ $0.isEmpty }) {
-                        let first = next.withLock { position -> Int64 in
-                            defer { position += chunkSize }
-                            return position + 1
-                        }
-                        guard first <= head else { break }
-                        let range = first...min(first + chunkSize - 1, head)
-                        let events = try connection.transaction { transaction in
-                            let events = try Projector.read(range, on: transaction)
-                            try projector.copyHistory(events, on: transaction)
-                            return events
-                        }
-                        totals.add(events)
-                        let binds = events.filter { $0.binding != nil }
-                        bindingEvents.withLock { $0 += binds }
-                        done.withLock { count in
-                            count += Int64(range.count)
-                            progress(count, head)
-                        }
-                    }
-                } catch {
-                    failures.withLock { $0.append(error) }
+        try onConnections(workers, configuration) { connection, failed in
+            let projector = Projector(schema: RebuildSchema.name)
+            var totals = SummaryTotals()
+            defer { summaries.withLock { $0.append(totals) } }
+            while !failed() {
+                let first = next.withLock { position -> Int64 in
+                    defer { position += chunkSize }
+                    return position + 1
+                }
+                guard first <= head else { break }
+                let range = first...min(first + chunkSize - 1, head)
+                let events = try connection.transaction { transaction in
+                    let events = try Projector.read(range, on: transaction)
+                    try projector.copyHistory(events, on: transaction)
+                    return events
+                }
+                totals.add(events)
+                let binds = events.filter { $0.binding != nil }
+                bindingEvents.withLock { $0 += binds }
+                done.withLock { count in
+                    count += Int64(range.count)
+                    progress(count, head)
                 }
             }
-            worker.stackSize = 8 << 20
-            worker.start()
         }
-        finished.wait()
-        if let failure = failures.withLock({ $0.first }) { throw failure }
         return (bindingEvents.withLock { $0 }, SummaryTotals.merged(summaries.withLock { $0 }))
     }
+}
+
+/// Runs `work` on `count` threads of its own at once, each with a connection of its own to `configuration`, and
+/// waits for them all; rethrows the first error. `work` is also told whether another has failed, to stop early.
+private func onConnections(
+    _ count: Int, _ configuration: PostgresConfiguration,
+    _ work: @escaping @Sendable (Connection, _ failed: () -> Bool) throws -> Void
+) throws {
+    let failures = Mutex<[any Error]>([])
+    let finished = DispatchGroup()
+    for _ in 0..<count {
+        finished.enter()
+        let thread = Thread {
+            defer { finished.leave() }
+            do {
+                let connection = try Connection.connect(configuration)
+                defer { connection.close() }
+                try work(connection) { !failures.withLock { $0.isEmpty } }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+    finished.wait()
+    if let failure = failures.withLock({ $0.first }) { throw failure }
 }
 
 public enum ReplayError: Error, Equatable, CustomStringConvertible {
@@ -232,29 +243,14 @@ private struct RebuildSchema {
     func buildIndexes(_ configuration: PostgresConfiguration) throws {
         let onFixes = { (definition: String) in definition.contains(".fixes ") }
         let next = Mutex((indexDefinitions.filter(onFixes) + indexDefinitions.filter { !onFixes($0) })[...])
-        let failures = Mutex<[any Error]>([])
-        let finished = DispatchGroup()
-        for _ in 0..<2 {
-            finished.enter()
-            let builder = Thread {
-                defer { finished.leave() }
-                do {
-                    let connection = try Connection.connect(configuration)
-                    defer { connection.close() }
-                    // Two builds at once, each on one core: with PostgreSQL's parallel workers too, they would
-                    // take turns on the same two.
-                    try connection.execute("SET max_parallel_maintenance_workers = 0")
-                    while failures.withLock({ $0.isEmpty }), let definition = next.withLock({ $0.popFirst() }) {
-                        try connection.execute(definition)
-                    }
-                } catch {
-                    failures.withLock { $0.append(error) }
-                }
+        try onConnections(2, configuration) { connection, failed in
+            // Two builds at once, each on one core: with PostgreSQL's parallel workers too, they would take turns
+            // on the same two.
+            try connection.execute("SET max_parallel_maintenance_workers = 0")
+            while !failed(), let definition = next.withLock({ $0.popFirst() }) {
+                try connection.execute(definition)
             }
-            builder.start()
         }
-        finished.wait()
-        if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
     /// Gives the rebuilt schema and tables the privileges the live ones have, then swaps the rebuilt schema in.
