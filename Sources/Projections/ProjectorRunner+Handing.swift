@@ -39,13 +39,10 @@ extension ProjectorRunner {
     /// The longest an appender waits for room to hand its events over.
     static let handOverWait = DispatchTimeInterval.seconds(5)
 
-    /// The events handed over that follow `position` one by one, at most `limit`; forgets those at or before it.
+    /// The events handed over that follow `position` one by one, at most `limit` (those at or before it were let go
+    /// of as the checkpoint passed them).
     func takeHandedOver(after position: Int64, limit: Int) -> [ProjectedEvent] {
         state.withLock { state in
-            for (first, run) in state.handedOver where run.last!.position <= position {
-                state.handedOver[first] = nil
-                state.handedOverCount -= run.count
-            }
             var taken: [ProjectedEvent] = []
             var next = position + 1
             while taken.count < limit, let (first, run) = state.handedOver.first(where: { $0.key <= next && $0.value.last!.position >= next }) {

@@ -188,6 +188,12 @@ public final class ProjectorRunner: Sendable {
                 state.status.lastError = nil
                 update(&state.status)
             }
+            // Events handed over that another projector has written meanwhile are let go of at once: they would hold
+            // the room of the events to come.
+            for (first, run) in state.handedOver where run.last!.position <= state.status.position {
+                state.handedOver[first] = nil
+                state.handedOverCount -= run.count
+            }
             let ready = state.waiters.filter { $0.position <= state.status.position }
             state.waiters.removeAll { $0.position <= state.status.position }
             return ready.map(\.semaphore)
