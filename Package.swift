@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
@@ -30,8 +31,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
-        // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
+        // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip; TLS through GnuTLS.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CGnuTLS", "CZlib", "JSON"]),
         // Log lines with levels and key-value metadata, as JSON, for the modules that have something to say.
         .target(name: "Logging", dependencies: ["JSON"]),
         // Options and usage errors, for both executables.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages Geoledger builds and tests with are installed.
+# Makes sure the Debian packages Geoledger builds and tests with are installed (openssl and curl: the TLS tests
+# make their certificates and connect as clients with them).
 # As root it installs what is missing; otherwise it names the command to run and fails.
 set -euo pipefail
 
-packages=(postgresql libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev zlib1g-dev pkg-config time)
+packages=(postgresql libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev libgnutls28-dev zlib1g-dev pkg-config time openssl curl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -26,8 +26,23 @@ static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
     unsigned int flags, int listen_socket, MHD_AccessHandlerCallback access_handler,
     MHD_RequestCompletedCallback request_completed, geoledger_mhd_request_line_callback request_line,
     MHD_NotifyConnectionCallback notify_connection, MHD_LogCallback logger, void *context,
-    unsigned int connection_timeout_seconds, unsigned int connection_limit, size_t connection_memory_limit)
+    unsigned int connection_timeout_seconds, unsigned int connection_limit, size_t connection_memory_limit,
+    unsigned int per_address_limit, const char *tls_certificate, const char *tls_key, const char *tls_priorities)
 {
+    // TLS (when a certificate is given) and the limit per client address (when not 0), as an option array, so that
+    // a plain daemon is not handed options it would complain of.
+    struct MHD_OptionItem extra[5];
+    int count = 0;
+    if (tls_certificate != NULL && tls_key != NULL && tls_priorities != NULL) {
+        flags |= MHD_USE_TLS;
+        extra[count++] = (struct MHD_OptionItem) { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) tls_certificate };
+        extra[count++] = (struct MHD_OptionItem) { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) tls_key };
+        extra[count++] = (struct MHD_OptionItem) { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) tls_priorities };
+    }
+    if (per_address_limit > 0) {
+        extra[count++] = (struct MHD_OptionItem) { MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t) per_address_limit, NULL };
+    }
+    extra[count] = (struct MHD_OptionItem) { MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(
         flags, 0, NULL, NULL, access_handler, context,
         MHD_OPTION_EXTERNAL_LOGGER, logger, context, /* first, so that it gets every message */
@@ -39,6 +54,7 @@ static inline struct MHD_Daemon *geoledger_mhd_start_daemon(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_UNESCAPE_CALLBACK, geoledger_mhd_keep_escaped, NULL,
+        MHD_OPTION_ARRAY, extra,
         MHD_OPTION_END);
 }
 
@@ -72,4 +88,16 @@ static inline long long geoledger_socket_last_data_received_ms(int socket) {
     socklen_t length = sizeof(info);
     if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
     return (long long) info.tcpi_last_data_recv;
+}
+
+/// The connection's GnuTLS session (a gnutls_session_t), or NULL on a plain connection.
+static inline void *geoledger_mhd_tls_session(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    return info == NULL ? NULL : info->tls_session;
+}
+
+/// The connections the daemon has open now.
+static inline unsigned int geoledger_mhd_open_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
 }

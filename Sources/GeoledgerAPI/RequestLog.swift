@@ -3,7 +3,7 @@ import HTTPServer
 import JSON
 
 /// The server's log lines on standard error: one JSON object per line, for a request or for a message. A request's
-/// line never holds its token or its body.
+/// line never holds its token or its body; on a mutual-TLS connection it names the client certificate's subject.
 enum RequestLog {
     static func line(_ request: CompletedRequest) -> String {
         let milliseconds = Double(request.duration.components.attoseconds) / 1e15
@@ -19,6 +19,8 @@ enum RequestLog {
             "token": request.principal.map(JSONValue.string) ?? .null,
         ]
         members["remote"] = .string(request.remoteAddress)
+        // On a mutual-TLS connection: whose certificate the client presented (its subject, never the certificate).
+        if let certificate = request.clientCertificate { members["clientCertificate"] = .string(certificate.subject) }
         return JSONValue.object(members).canonicalString()
     }
 

@@ -14,15 +14,19 @@ public struct CompletedRequest: Sendable {
     public let remoteAddress: String
     /// ``HTTPResponse/principal`` of the answer.
     public let principal: String?
+    /// The client's verified certificate, on a mutual-TLS connection.
+    public var clientCertificate: ClientCertificate? = nil
 }
 
 extension CompletedRequest {
     /// The record of an answer to a request whose headers did not all arrive: its method and route are not known.
     static func beforeHeaders(
-        id: String, answer: HTTPResponse, started: ContinuousClock.Instant, remoteAddress: String
+        id: String, answer: HTTPResponse, started: ContinuousClock.Instant, remoteAddress: String,
+        clientCertificate: ClientCertificate? = nil
     ) -> CompletedRequest {
         CompletedRequest(
             id: id, method: HTTPMethod(rawValue: ""), route: nil, status: answer.status, bytes: answer.body.count,
-            duration: ContinuousClock.now - started, remoteAddress: remoteAddress, principal: nil)
+            duration: ContinuousClock.now - started, remoteAddress: remoteAddress, principal: nil,
+            clientCertificate: clientCertificate)
     }
 }

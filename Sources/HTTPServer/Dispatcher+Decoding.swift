@@ -60,7 +60,7 @@ extension Dispatcher {
 
         let request = HTTPRequest(
             id: context.id, method: context.method, path: path, query: QueryParameters(items), headers: context.headers,
-            body: content, remoteAddress: context.remoteAddress)
+            body: content, remoteAddress: context.remoteAddress, clientCertificate: context.clientCertificate)
         return (request, segments)
     }
 }

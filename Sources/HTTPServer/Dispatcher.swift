@@ -15,6 +15,8 @@ final class Dispatcher: Sendable {
     let configuration: HTTPServer.Configuration
     let router: Router
     let workers: WorkerPool
+    /// The credentials of a TLS server; nil for plain HTTP.
+    let certificates: TLSCertificates?
     private let state = Mutex(State())
 
     private struct State {
@@ -43,9 +45,10 @@ final class Dispatcher: Sendable {
         case closed
     }
 
-    init(configuration: HTTPServer.Configuration, router: Router) {
+    init(configuration: HTTPServer.Configuration, router: Router, certificates: TLSCertificates? = nil) {
         self.configuration = configuration
         self.router = router
+        self.certificates = certificates
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "HTTP worker")
         let watch = Thread { [self] in watchHeads() }
         watch.name = "HTTP head watch"
@@ -148,7 +151,7 @@ final class Dispatcher: Sendable {
         let watched = Self.watch(of: connection) ?? ConnectionWatch(connection)
         return RequestStart(
             id: Self.newRequestID(), started: started, targetBytes: targetBytes, remoteAddress: watched.remoteAddress,
-            socket: watched.socket)
+            clientCertificate: watched.clientCertificate(connection), socket: watched.socket)
     }
 
     /// libmicrohttpd calls this when a connection starts and when it is closed (before its socket is).
@@ -157,7 +160,14 @@ final class Dispatcher: Sendable {
         code: MHD_ConnectionNotificationCode
     ) {
         if code == .CONNECTION_NOTIFY_STARTED {
-            let watched = ConnectionWatch(connection)
+            // A TLS session's credentials are chosen here, before its handshake (libmicrohttpd made the session, with
+            // the daemon's own credentials, just before): see ``HTTPServer/reloadCertificates()``.
+            let credentials = certificates?.credentials
+            if let credentials, !credentials.attach(to: connection) {
+                configuration.log("a TLS connection could not be given the current certificate; it is closed")
+                _ = shutdown(geoledger_mhd_connection_socket(connection), Int32(SHUT_RDWR))
+            }
+            let watched = ConnectionWatch(connection, credentials: credentials)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
             state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now) }
         } else if let existing = context.pointee {
@@ -245,6 +255,14 @@ final class Dispatcher: Sendable {
                         method: method, url: url, version: version, fields: fields, headBytes: headBytes,
                         targetLength: start.targetBytes)
                 })
+            // The handshake already refuses a client without a verified certificate; this holds should it not.
+            if Self.watch(of: connection)?.credentials?.requiresClientCertificate == true && context.clientCertificate == nil {
+                var refusal = HTTPResponse.error(
+                    .forbidden, code: "client_certificate_required",
+                    message: "this server needs a client certificate signed by its client CA")
+                refusal.headers.set("Connection", "close")
+                return send(refusal, for: context, on: connection)
+            }
             if let refusal = refusalBeforeBody(context, head: head, phase: phase) {
                 return send(refusal, for: context, on: connection)
             }
@@ -348,7 +366,7 @@ final class Dispatcher: Sendable {
         return RequestContext(
             id: start.id, started: start.started, method: HTTPMethod(rawValue: String(cString: method)),
             rawPath: Array(UnsafeRawBufferPointer(start: url, count: strlen(url))), rawQuery: query,
-            headers: headers, remoteAddress: start.remoteAddress)
+            headers: headers, remoteAddress: start.remoteAddress, clientCertificate: start.clientCertificate)
     }
 
     /// What the server checks of a request line and headers, besides the headers themselves.
@@ -452,7 +470,8 @@ final class Dispatcher: Sendable {
             context.route = pattern
             var routed = HTTPRequest(
                 id: request.id, method: request.method, path: request.path, route: pattern, pathParameters: parameters,
-                query: request.query, headers: request.headers, body: request.body, remoteAddress: request.remoteAddress)
+                query: request.query, headers: request.headers, body: request.body, remoteAddress: request.remoteAddress,
+                clientCertificate: request.clientCertificate)
             routed.context = context
             do {
                 return try handler(routed)
@@ -485,6 +504,7 @@ final class Dispatcher: Sendable {
     private func send(_ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer) -> MHD_Result {
         var response = response
         response.headers.set("X-Request-Id", context.id)
+        if let tls = certificates?.settings { response.headers.set("Strict-Transport-Security", tls.strictTransportSecurity) }
         if state.withLock({ $0.phase != .running }) { response.headers.set("Connection", "close") }
         record(response, for: context)
         guard let prepared = Self.makeResponse(response) else {
@@ -513,7 +533,7 @@ final class Dispatcher: Sendable {
         let record = CompletedRequest(
             id: context.id, method: context.method, route: context.route, status: answer.status,
             bytes: answer.body.count, duration: ContinuousClock.now - context.started,
-            remoteAddress: context.remoteAddress, principal: nil)
+            remoteAddress: context.remoteAddress, principal: nil, clientCertificate: context.clientCertificate)
         answerOnSocket(answer, record: record, on: geoledger_mhd_connection_socket(connection))
     }
 
@@ -532,7 +552,9 @@ final class Dispatcher: Sendable {
         response.headers.set("X-Request-Id", id)
         response.headers.set("Connection", "close")
         configuration.completed(record)
-        guard socket >= 0 else { return }
+        // On a TLS connection the answer would have to go through its session, which libmicrohttpd's polling thread
+        // owns: the client sees the connection closed instead.
+        guard socket >= 0, certificates == nil else { return }
         let bytes = Self.wireFormat(response)
         // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it
         // not, the client gets the connection closed, as it would without this answer.
@@ -555,7 +577,8 @@ final class Dispatcher: Sendable {
         configuration.completed(CompletedRequest(
             id: context.id, method: context.method, route: context.route, status: response.status,
             bytes: response.body.count, duration: ContinuousClock.now - context.started,
-            remoteAddress: context.remoteAddress, principal: response.principal))
+            remoteAddress: context.remoteAddress, principal: response.principal,
+            clientCertificate: context.clientCertificate))
     }
 
     /// libmicrohttpd's copy of the response, or nil if it refuses a header (a line break in a value,

@@ -14,13 +14,15 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     /// The client's IP address, e.g. `127.0.0.1` or `::1`.
     public let remoteAddress: String
+    /// The client's verified certificate, on a mutual-TLS connection.
+    public var clientCertificate: ClientCertificate?
     /// The request on its way through the server; nil for a request made outside one.
     var context: RequestContext?
 
     public init(
         id: String, method: HTTPMethod, path: String, route: String? = nil, pathParameters: [String: String] = [:],
         query: QueryParameters = QueryParameters(), headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-        remoteAddress: String = ""
+        remoteAddress: String = "", clientCertificate: ClientCertificate? = nil
     ) {
         self.id = id
         self.method = method
@@ -31,6 +33,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.clientCertificate = clientCertificate
     }
 
     /// Call right before the handler's point of no return (a COMMIT), inside its transaction: true when the

@@ -16,8 +16,13 @@ extension HTTPServer {
         /// alone is larger). A connection gets twice this for the head, its read buffer and the answer's head; a
         /// head that does not fit in that gets libmicrohttpd's own answer (431 or 414, an HTML page).
         public var maximumHeaderBytes: Int
-        /// Connections open at once; more wait in the listen queue.
+        /// Connections open at once; libmicrohttpd closes those past it as soon as it accepts them.
         public var maximumConnections: Int
+        /// Connections open at once from one client address, past which libmicrohttpd closes new ones as soon as it
+        /// accepts them; 0 for no limit but `maximumConnections`.
+        public var maximumConnectionsPerClient: Int = 0
+        /// HTTPS instead of plain HTTP, when set.
+        public var tls: HTTPServer.TLS?
         /// How long a connection may stay silent (no byte received or sent) before it is closed,
         /// in whole seconds (libmicrohttpd's unit); a request whose body was arriving is answered 408 first.
         /// A request being handled is not silent.
@@ -79,6 +84,9 @@ extension HTTPServer {
             try check(
                 (1...100_000).contains(maximumConnections),
                 "maximumConnections \(maximumConnections) is not between 1 and 100000")
+            try check(
+                (0...maximumConnections).contains(maximumConnectionsPerClient),
+                "maximumConnectionsPerClient \(maximumConnectionsPerClient) is not between 0 and maximumConnections (\(maximumConnections))")
             try check(connectionTimeout >= .seconds(1), "connectionTimeout must be at least 1 second")
             try check(requestTimeout > .zero, "requestTimeout must be positive")
             try check(compressionThreshold >= 0, "compressionThreshold must not be negative")

@@ -26,7 +26,7 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     /// The port listened on: the configured one, or the one the system chose for port 0.
     public let port: Int
-    private let dispatcher: Dispatcher
+    let dispatcher: Dispatcher
     private let daemon: Mutex<Daemon>
     private let stopped = DispatchGroup()
 
@@ -53,18 +53,32 @@ public final class HTTPServer: Sendable {
     /// - Throws: `HTTPServerError` naming the address (in use, not this machine's) or the setting at fault.
     public static func start(_ configuration: Configuration, router: Router) throws(HTTPServerError) -> HTTPServer {
         try configuration.validate()
+        let certificates = try configuration.tls.map { tls throws(HTTPServerError) in try TLSCertificates(tls) }
         let (listener, port) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
-        let dispatcher = Dispatcher(configuration: configuration, router: router)
+        let dispatcher = Dispatcher(configuration: configuration, router: router, certificates: certificates)
         let context = Unmanaged.passRetained(dispatcher)
         // poll, not epoll: libmicrohttpd's edge-triggered epoll misses the end of a stream that arrives with the last
         // bytes of a body, and a client that closed its side mid-body would wait for the connection timeout.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ERROR_LOG.rawValue
-        let handle = geoledger_mhd_start_daemon(
-            flags, listener, accessCallback, completedCallback, requestLineCallback, connectionCallback, logCallback,
-            context.toOpaque(),
-            configuration.connectionTimeoutSeconds, UInt32(configuration.maximumConnections),
-            configuration.connectionMemoryBytes)
+        // libmicrohttpd reads these only while it starts. Each connection's session is then given the credentials
+        // current when it starts (``Dispatcher/connection(_:context:code:)``), so a reload swaps the certificate for
+        // new connections while open ones finish with theirs: libmicrohttpd cannot change a running daemon's
+        // certificate, and its certificate callback (MHD_OPTION_HTTPS_CERT_CALLBACK) has no context pointer and
+        // would hand out a certificate whose lifetime no connection holds on to.
+        let credentials = certificates?.credentials
+        let handle = withOptionalCString(credentials?.certificatePEM) { certificate in
+            withOptionalCString(credentials?.keyPEM) { key in
+                withOptionalCString(configuration.tls?.priorities) { priorities in
+                    geoledger_mhd_start_daemon(
+                        flags, listener, accessCallback, completedCallback, requestLineCallback, connectionCallback,
+                        logCallback, context.toOpaque(),
+                        configuration.connectionTimeoutSeconds, UInt32(configuration.maximumConnections),
+                        configuration.connectionMemoryBytes, UInt32(configuration.maximumConnectionsPerClient),
+                        certificate, key, priorities)
+                }
+            }
+        }
         guard let handle else {
             close(listener)
             _ = dispatcher.close()
@@ -121,8 +135,18 @@ public final class HTTPServer: Sendable {
         stopped.leave()
     }
 
+    /// Whether it serves HTTPS.
+    public var isTLS: Bool {
+        dispatcher.certificates != nil
+    }
+
     /// Blocks until `stop()` has finished.
     public func waitUntilStopped() {
         stopped.wait()
     }
+}
+
+private func withOptionalCString<T>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }

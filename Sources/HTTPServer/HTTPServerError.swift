@@ -9,6 +9,8 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
         case listen
         /// libmicrohttpd refused to start.
         case start
+        /// A TLS certificate, key or CA file cannot be read or used; the message names the file.
+        case tls
     }
 
     public var kind: Kind

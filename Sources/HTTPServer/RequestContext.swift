@@ -14,6 +14,7 @@ final class RequestContext: Sendable {
     let rawQuery: [(name: [UInt8], value: [UInt8])]
     let headers: HTTPHeaders
     let remoteAddress: String
+    let clientCertificate: ClientCertificate?
     private let state = Mutex(State())
 
     private struct State {
@@ -49,7 +50,7 @@ final class RequestContext: Sendable {
 
     init(
         id: String, started: ContinuousClock.Instant, method: HTTPMethod, rawPath: [UInt8], rawQuery: [(name: [UInt8], value: [UInt8])],
-        headers: HTTPHeaders, remoteAddress: String
+        headers: HTTPHeaders, remoteAddress: String, clientCertificate: ClientCertificate? = nil
     ) {
         self.id = id
         self.started = started
@@ -58,6 +59,7 @@ final class RequestContext: Sendable {
         self.rawQuery = rawQuery
         self.headers = headers
         self.remoteAddress = remoteAddress
+        self.clientCertificate = clientCertificate
     }
 
     /// Keeps a piece of the body, or drops it once the body has broken `limit`.
@@ -177,15 +179,20 @@ final class RequestStart: Sendable {
     /// The length of the request target as sent, path and query.
     let targetBytes: Int
     let remoteAddress: String
+    let clientCertificate: ClientCertificate?
     /// The connection's socket, for a 408.
     let socket: Int32
     private let claimed = Mutex(false)
 
-    init(id: String, started: ContinuousClock.Instant = .now, targetBytes: Int, remoteAddress: String, socket: Int32) {
+    init(
+        id: String, started: ContinuousClock.Instant = .now, targetBytes: Int, remoteAddress: String,
+        clientCertificate: ClientCertificate? = nil, socket: Int32
+    ) {
         self.id = id
         self.started = started
         self.targetBytes = targetBytes
         self.remoteAddress = remoteAddress
+        self.clientCertificate = clientCertificate
         self.socket = socket
     }
 
@@ -200,7 +207,8 @@ final class RequestStart: Sendable {
 
     /// The record of its answer.
     func record(of answer: HTTPResponse) -> CompletedRequest {
-        .beforeHeaders(id: id, answer: answer, started: started, remoteAddress: remoteAddress)
+        .beforeHeaders(
+            id: id, answer: answer, started: started, remoteAddress: remoteAddress, clientCertificate: clientCertificate)
     }
 }
 
@@ -208,12 +216,29 @@ final class RequestStart: Sendable {
 final class ConnectionWatch: Sendable {
     let socket: Int32
     let remoteAddress: String
+    /// The TLS credentials its session was given: held until libmicrohttpd has ended the session (it does so before
+    /// it reports the connection closed), whatever reloads meanwhile.
+    let credentials: TLSCredentials?
     private let answered = Mutex(false)
+    /// The client's certificate, read once the handshake is done: nil before, `.some(nil)` when it sent none.
+    private let certificate = Mutex<ClientCertificate??>(nil)
 
     /// The connection's socket and client address, as libmicrohttpd knows them.
-    init(_ connection: OpaquePointer) {
+    init(_ connection: OpaquePointer, credentials: TLSCredentials? = nil) {
         socket = geoledger_mhd_connection_socket(connection)
         remoteAddress = geoledger_mhd_client_address(connection).map { socketAddressText($0).host } ?? ""
+        self.credentials = credentials
+    }
+
+    /// The client's verified certificate on a TLS connection, once its handshake is done (a request has arrived).
+    func clientCertificate(_ connection: OpaquePointer) -> ClientCertificate? {
+        guard credentials != nil else { return nil }
+        return certificate.withLock { known in
+            if let known { return known }
+            let read = ClientCertificate.of(connection)
+            known = .some(read)
+            return read
+        }
     }
 
     /// Whether it was answered 408: libmicrohttpd closes it next.

@@ -17,7 +17,7 @@ enum ServeCommand {
         words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, history, reports, health, metrics)",
         help: """
             Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
-                                   [--log-level LEVEL]
+                                   [--log-level LEVEL] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
 
             Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
@@ -40,6 +40,14 @@ enum ServeCommand {
             A batch still unanswered then is answered 200 if it had begun to commit, else 503
             shutting_down with nothing of it stored.
 
+            With --tls-cert and --tls-key it serves HTTPS only: TLS 1.3 and 1.2 (older versions and plain
+            HTTP on the port are refused), every answer with Strict-Transport-Security. SIGHUP reads the
+            certificate, key and client CA files again: new connections get the new certificate, those
+            open finish with theirs; files that cannot be used are logged and the old ones kept. With
+            --tls-client-ca every client must present a certificate signed by that CA (mutual TLS), or
+            the handshake fails; the request log names its subject, and a token bound to a certificate
+            (token create --client-cert) is refused (401) with any other.
+
             Options (each also from the environment; an option wins):
               --listen HOST:PORT   address to listen on (GEOLEDGER_LISTEN, default \(defaultListen));
                                    [::1]:8080 for IPv6, port 0 for any free port (printed at start)
@@ -52,6 +60,10 @@ enum ServeCommand {
               --log-level LEVEL    debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): the
                                    projector's lines on standard error, JSON like the request log (a line
                                    per batch at debug, a failed batch at warning, its recovery at info)
+              --tls-cert FILE      the server's certificate, PEM, intermediates after it (GEOLEDGER_TLS_CERT)
+              --tls-key FILE       its private key, PEM, unencrypted (GEOLEDGER_TLS_KEY); both or neither
+              --tls-client-ca FILE the CA certificates (PEM) clients' certificates must be signed by
+                                   (GEOLEDGER_TLS_CLIENT_CA); needs --tls-cert and --tls-key
 
             The projections (positions, histories, visits, reports) are kept behind the log by a projector
             running in the server, woken by each append and looking for other processes' appends every
@@ -69,12 +81,16 @@ enum ServeCommand {
               geoledger serve
               geoledger serve --listen 0.0.0.0:8080 --threads 16 --max-body 64M
               GEOLEDGER_LISTEN=127.0.0.1:9090 geoledger serve
+              geoledger serve --listen 0.0.0.0:8443 --tls-cert /etc/geoledger/cert.pem \\
+                   --tls-key /etc/geoledger/key.pem --tls-client-ca /etc/geoledger/batch-ca.pem
               curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/x-ndjson' \\
                    --data-binary @fixes.ndjson http://127.0.0.1:8080/v1/events
               curl -H "Authorization: Bearer $TOKEN" 'http://127.0.0.1:8080/v1/reports/terminal-drift?format=csv'
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["listen", "threads", "max-body", "log-level"], flags: ["public-metrics"])
+            let arguments = try Arguments(
+                words, options: ["listen", "threads", "max-body", "log-level", "tls-cert", "tls-key", "tls-client-ca"],
+                flags: ["public-metrics"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
             let settings = try ServeSettings(arguments: arguments, environment: ProcessInfo.processInfo.environment)
             var environment = ProcessInfo.processInfo.environment
@@ -111,6 +127,7 @@ enum ServeCommand {
         }
         var configuration = HTTPServer.Configuration(
             host: serve.host, port: serve.port, workerThreads: serve.threads, maximumBodyBytes: serve.maximumBody)
+        configuration.tls = serve.tls
         configuration.log = { message in api.log(message) }
         configuration.completed = { request in api.completed(request) }
         let server: HTTPServer
@@ -123,10 +140,14 @@ enum ServeCommand {
         projector.start()
         defer { projector.stop() }
         let signals = server.stopOnSignals()
-        print("geoledger serve: listening on http://\(server.configuration.address) (database \(settings.database))")
+        let reloads = server.isTLS ? server.reloadCertificatesOnSignal() : nil
+        if let certificate = server.certificateSummary { api.log("serving TLS with the certificate \(certificate)") }
+        let scheme = server.isTLS ? "https" : "http"
+        print("geoledger serve: listening on \(scheme)://\(server.configuration.address) (database \(settings.database))")
         try flushPrintedOutput()
         server.waitUntilStopped()
         signals.cancel()
+        reloads?.cancel()
         api.log("stopped")
         return ExitCode.ok
     }
@@ -139,6 +160,7 @@ struct ServeSettings: Equatable {
     var threads: Int
     var maximumBody: Int
     var publicMetrics: Bool
+    var tls: HTTPServer.TLS?
 
     init(arguments: Arguments, environment: [String: String]) throws {
         func setting(_ option: String, _ variable: String) -> (text: String, source: String)? {
@@ -169,6 +191,22 @@ struct ServeSettings: Equatable {
             throw UsageError("GEOLEDGER_PUBLIC_METRICS must be true or false, not '\(open)'")
         }
         publicMetrics = arguments.flag("public-metrics") || open == "true" || open == "1"
+        let certificate = setting("tls-cert", "GEOLEDGER_TLS_CERT")
+        let key = setting("tls-key", "GEOLEDGER_TLS_KEY")
+        let clientCA = setting("tls-client-ca", "GEOLEDGER_TLS_CLIENT_CA")
+        switch (certificate, key) {
+        case (let certificate?, let key?):
+            tls = HTTPServer.TLS(certificateFile: certificate.text, keyFile: key.text, clientCAFile: clientCA?.text)
+        case (let certificate?, nil):
+            throw UsageError("\(certificate.source) needs --tls-key FILE (or GEOLEDGER_TLS_KEY): the certificate's private key")
+        case (nil, let key?):
+            throw UsageError("\(key.source) needs --tls-cert FILE (or GEOLEDGER_TLS_CERT): the certificate of that key")
+        case (nil, nil):
+            if let clientCA {
+                throw UsageError("\(clientCA.source) needs --tls-cert FILE and --tls-key FILE: mutual TLS is served over TLS")
+            }
+            tls = nil
+        }
     }
 
     /// `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`.
