@@ -129,11 +129,16 @@ final class ServeProcess {
     private let errors = LogLines()
     private let errorsRead = DispatchSemaphore(value: 0)
 
-    /// - Parameter environment: added to this process's.
-    init(url: String, environment added: [String: String] = [:]) throws {
+    /// The line it printed at start: `geoledger serve: listening on http://127.0.0.1:PORT (...)`.
+    let listening: String
+
+    /// - Parameters:
+    ///   - arguments: added to `serve --listen 127.0.0.1:0 --threads 4`.
+    ///   - environment: added to this process's.
+    init(url: String, arguments: [String] = [], environment added: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GeoledgerProcess.binary)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--threads", "4"]
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--threads", "4"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = url
         environment.merge(added) { _, new in new }
@@ -157,6 +162,7 @@ final class ServeProcess {
             throw RawClient.Failure(description: "serve printed no address: \(line)")
         }
         self.port = port
+        listening = line
     }
 
     deinit {
