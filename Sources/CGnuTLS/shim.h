@@ -35,6 +35,18 @@ static inline int geoledger_tls_check_key(const char *pem) {
     return result;
 }
 
+/// A certificate's subject as RFC 4514 writes it (`CN=name,O=organisation`), into `subject`.
+static inline int geoledger_tls_subject(gnutls_x509_crt_t certificate, char *subject, size_t subject_size) {
+    gnutls_datum_t dn = { NULL, 0 };
+    int result = gnutls_x509_crt_get_dn3(certificate, &dn, 0);
+    if (result < 0) return result;
+    size_t length = dn.size < subject_size - 1 ? dn.size : subject_size - 1;
+    memcpy(subject, dn.data, length);
+    subject[length] = 0;
+    gnutls_free(dn.data);
+    return 0;
+}
+
 /// The first certificate's subject (RFC 4514) into `subject` and its expiry into `expires`.
 static inline int geoledger_tls_certificate_summary(const char *pem, char *subject, size_t subject_size, time_t *expires) {
     gnutls_x509_crt_t certificate;
@@ -43,8 +55,7 @@ static inline int geoledger_tls_certificate_summary(const char *pem, char *subje
     gnutls_datum_t datum = geoledger_tls_datum(pem);
     result = gnutls_x509_crt_import(certificate, &datum, GNUTLS_X509_FMT_PEM);
     if (result >= 0) {
-        size_t size = subject_size;
-        result = gnutls_x509_crt_get_dn(certificate, subject, &size);
+        result = geoledger_tls_subject(certificate, subject, subject_size);
         *expires = gnutls_x509_crt_get_expiration_time(certificate);
     }
     gnutls_x509_crt_deinit(certificate);
@@ -108,8 +119,7 @@ static inline int geoledger_tls_peer_certificate(
     if (result < 0) return result;
     result = gnutls_x509_crt_import(certificate, &peers[0], GNUTLS_X509_FMT_DER);
     if (result >= 0) {
-        size_t length = subject_size;
-        result = gnutls_x509_crt_get_dn(certificate, subject, &length);
+        result = geoledger_tls_subject(certificate, subject, subject_size);
     }
     gnutls_x509_crt_deinit(certificate);
     return result < 0 ? result : 1;
