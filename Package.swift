@@ -63,6 +63,7 @@ let package = Package(
                 .copy("0018_accuracy_bucket_in_projector.sql"),
                 .copy("0019_projector_checkpoint.sql"),
                 .copy("0020_current_state_by_key.sql"),
+                .copy("0021_token_client_cert.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.

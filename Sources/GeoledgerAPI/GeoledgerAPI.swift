@@ -179,6 +179,11 @@ public final class GeoledgerAPI: Sendable {
             guard let token = try pool.withConnection({ try tokens.authenticate(text, on: $0) }) else {
                 throw Self.unauthorized("the token is not known: it is malformed, or was revoked")
             }
+            if let bound = token.clientCertificateSHA256, request.clientCertificate?.sha256 != bound {
+                throw Self.unauthorized(
+                    "token \(token.name) is bound to a client certificate, and this connection "
+                        + (request.clientCertificate == nil ? "presented none" : "presented another"))
+            }
             guard scope.isGranted(by: Set(token.scopes)) else {
                 var error = APIError(
                     .forbidden, code: "insufficient_scope",

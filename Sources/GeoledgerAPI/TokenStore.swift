@@ -36,6 +36,9 @@ public struct APIToken: Sendable, Equatable {
     public var scopes: [TokenScope]
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The SHA-256 of the client certificate the token is bound to (64 lowercase hex digits): it is accepted only from
+    /// a connection whose client presented that certificate. Nil for a token any connection may bear.
+    public var clientCertificateSHA256: String?
 }
 
 /// Why a token could not be made or revoked.
@@ -52,8 +55,12 @@ public struct TokenStore: Sendable {
     public init() {}
 
     /// Makes a token and returns it: it is shown this once, and cannot be read back.
+    /// - Parameter clientCertificateSHA256: binds the token to the client certificate of that SHA-256 (see
+    ///   ``clientCertificateFingerprint(_:)``).
     /// - Throws: ``TokenError`` for a bad name, or a name in use.
-    public func create(name: String, scopes: Set<TokenScope>, on connection: Connection) throws -> String {
+    public func create(
+        name: String, scopes: Set<TokenScope>, clientCertificateSHA256: String? = nil, on connection: Connection
+    ) throws -> String {
         guard Self.isValidName(name) else {
             throw TokenError("a token's name is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not '\(name)'")
         }
@@ -62,8 +69,11 @@ public struct TokenStore: Sendable {
         let token = Self.prefix + id + "_" + Self.randomHex(bytes: 32)
         do {
             try connection.query(
-                "INSERT INTO api_tokens (name, token_id, token_hash, scopes) VALUES ($1, $2, $3, $4::text[])",
-                [name, id, Data(SHA256.digest(Array(token.utf8))), scopes.sorted().map(\.rawValue)])
+                """
+                INSERT INTO api_tokens (name, token_id, token_hash, scopes, client_cert_sha256)
+                VALUES ($1, $2, $3, $4::text[], $5)
+                """,
+                [name, id, Data(SHA256.digest(Array(token.utf8))), scopes.sorted().map(\.rawValue), clientCertificateSHA256])
         } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "api_tokens_pkey" {
             throw TokenError("a token named \(name) exists: revoke it first, or choose another name")
         }
@@ -72,10 +82,12 @@ public struct TokenStore: Sendable {
 
     /// Every token, by name.
     public func list(on connection: Connection) throws -> [APIToken] {
-        try connection.query("SELECT name, scopes, created_at, last_used_at FROM api_tokens ORDER BY name").map { row in
+        try connection.query(
+            "SELECT name, scopes, created_at, last_used_at, client_cert_sha256 FROM api_tokens ORDER BY name"
+        ).map { row in
             APIToken(
                 name: try row.decode(0), scopes: try row.decode(1, as: [String].self).compactMap(TokenScope.init(rawValue:)),
-                createdAt: try row.decode(2), lastUsedAt: try row.decode(3))
+                createdAt: try row.decode(2), lastUsedAt: try row.decode(3), clientCertificateSHA256: try row.decode(4))
         }
     }
 
@@ -94,7 +106,7 @@ public struct TokenStore: Sendable {
         guard let row = try connection.query(
             """
             SELECT name, scopes, created_at, last_used_at, token_hash,
-                   last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
+                   last_used_at IS NULL OR last_used_at < now() - interval '1 minute', client_cert_sha256
             FROM api_tokens WHERE token_id = $1
             """, [String(parts[1])]
         ).first else { return nil }
@@ -106,7 +118,25 @@ public struct TokenStore: Sendable {
         }
         return APIToken(
             name: name, scopes: try row.decode(1, as: [String].self).compactMap(TokenScope.init(rawValue:)),
-            createdAt: try row.decode(2), lastUsedAt: try row.decode(3))
+            createdAt: try row.decode(2), lastUsedAt: try row.decode(3), clientCertificateSHA256: try row.decode(6))
+    }
+
+    /// A certificate's SHA-256 fingerprint as `token create --client-cert` takes it: 64 hex digits, in either case,
+    /// with or without the colons `openssl x509 -noout -fingerprint -sha256` prints (and its `sha256 Fingerprint=`).
+    /// - Returns: The 64 lowercase hex digits the token store keeps.
+    public static func clientCertificateFingerprint(_ text: String) throws(TokenError) -> String {
+        var digits = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let equals = digits.lastIndex(of: "="), digits[..<equals].contains("fingerprint") {
+            digits = String(digits[digits.index(after: equals)...])
+        }
+        digits.removeAll { $0 == ":" }
+        guard digits.utf8.count == 64, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            throw TokenError(
+                "a client certificate is named by its SHA-256 fingerprint, 64 hex digits (colons allowed), as "
+                    + "'openssl x509 -noout -fingerprint -sha256 -in CERT' prints it, not '\(text)'")
+        }
+        return digits
     }
 
     static func isValidName(_ name: String) -> Bool {

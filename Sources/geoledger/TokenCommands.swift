@@ -10,24 +10,32 @@ enum TokenCommands {
     static let create = Command(
         words: ["token", "create"], summary: "make a bearer token for the HTTP API; it is printed once",
         help: """
-            Usage: geoledger token create --name NAME --scopes SCOPE[,SCOPE...]
+            Usage: geoledger token create --name NAME --scopes SCOPE[,SCOPE...] [--client-cert SHA256]
 
             Makes a token for the HTTP API (geoledger serve) and prints it on standard output, once: only its
             SHA-256 is stored, so it cannot be shown again. Send it as 'Authorization: Bearer TOKEN'.
+            With --client-cert the token alone is not enough: it is accepted only over mutual TLS (serve
+            --tls-client-ca) from a client that presented that certificate, and answered 401 otherwise.
 
             Options:
               --name NAME       1–64 characters of A–Z, a–z, 0–9, _ . : - ; unique among the tokens
               --scopes LIST     comma-separated: ingest (POST /v1/events), read (every GET under /v1),
                                 admin (both)
+              --client-cert SHA256
+                                the SHA-256 fingerprint of the client certificate the token is bound to:
+                                64 hex digits, colons allowed, as printed by
+                                openssl x509 -noout -fingerprint -sha256 -in client.pem
 
             Examples:
               geoledger token create --name nightly-upload --scopes ingest
               geoledger token create --name reporting --scopes read
+              geoledger token create --name nightly-upload --scopes ingest \\
+                  --client-cert "$(openssl x509 -noout -fingerprint -sha256 -in nightly.pem)"
               TOKEN=$(geoledger token create --name ops --scopes admin)
               curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/v1/merchants/M0001
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["name", "scopes"])
+            let arguments = try Arguments(words, options: ["name", "scopes", "client-cert"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
             guard let name = arguments.value("name") else { throw UsageError("say the token's name: --name NAME") }
             guard let scopesText = arguments.value("scopes") else {
@@ -39,10 +47,17 @@ enum TokenCommands {
             } catch {
                 throw UsageError("--scopes: \(error)")
             }
+            let clientCertificate: String?
+            do {
+                clientCertificate = try arguments.value("client-cert").map(TokenStore.clientCertificateFingerprint)
+            } catch {
+                throw UsageError("--client-cert: \(error)")
+            }
             let connection = try Settings.fromEnvironment().connect()
             defer { connection.close() }
             do {
-                print(try TokenStore().create(name: name, scopes: scopes, on: connection))
+                print(try TokenStore().create(
+                    name: name, scopes: scopes, clientCertificateSHA256: clientCertificate, on: connection))
             } catch let error as TokenError {
                 throw CommandError(error.description)
             }
@@ -55,7 +70,8 @@ enum TokenCommands {
             Usage: geoledger token list [--format table|json|ndjson|csv]
 
             Every token's name, scopes, when it was made and when it was last used (noted at most once a
-            minute). Never a token itself: only its SHA-256 is stored.
+            minute), and the SHA-256 of the client certificate it is bound to (token create --client-cert).
+            Never a token itself: only its SHA-256 is stored.
 
             Examples:
               geoledger token list
