@@ -1,7 +1,7 @@
 # Build on the official Swift image of the toolchain the project is developed with (6.3; the package needs 6.2 or
 # later, its swift-tools-version: a test keeps the two in step); run on a slim image with the C libraries only.
 FROM swift:6.3-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev zlib1g-dev pkg-config \
+RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev libssl-dev libjemalloc-dev libmicrohttpd-dev libgnutls28-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -12,7 +12,7 @@ RUN swift build -c release --product geoledger \
     && mkdir -p /out && cp .build/release/geoledger /out/ && cp -R .build/release/*.resources /out/
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libjemalloc2 libmicrohttpd12 zlib1g ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libjemalloc2 libmicrohttpd12 libgnutls30 zlib1g ca-certificates \
        libcurl4 libxml2 tzdata \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/lib/swift/linux/*.so /usr/lib/swift/linux/
