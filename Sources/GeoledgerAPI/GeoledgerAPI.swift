@@ -5,6 +5,7 @@ import JSON
 import LocationEvents
 import Postgres
 import Projections
+import Synchronization
 
 /// The HTTP API of DESIGN.md ("Interfaces"): its routes, their access rules, the request log and the metrics.
 /// Handlers run on the server's worker threads and take connections from ``pool``, sized to them.
@@ -42,6 +43,8 @@ public final class GeoledgerAPI: Sendable {
     /// Where every batch is appended, in turn.
     let writer: BatchWriter
     let tokens = TokenStore()
+    /// The server's connection counts, once ``serving(_:)`` has named it.
+    private let connections = Mutex<@Sendable () -> HTTPServer.ConnectionStatistics?>({ nil })
 
     /// - Parameter service: appends hand their events to its projector; without one, the API makes its own, on the
     ///   pool's database.
@@ -53,6 +56,12 @@ public final class GeoledgerAPI: Sendable {
         self.projector = projector
         self.writer = BatchWriter(service: service, pool: pool)
         self.configuration = configuration
+    }
+
+    /// Names the server these routes are served by, whose connections `/metrics` then counts.
+    public func serving(_ server: HTTPServer) {
+        // Weak: the server holds the routes, which hold this API.
+        connections.withLock { $0 = { [weak server] in server?.connectionStatistics } }
     }
 
     /// Runs `body` on a connection once the projections hold every event committed before the call.
@@ -90,7 +99,9 @@ public final class GeoledgerAPI: Sendable {
                 success: .init(
                     "Metrics in the Prometheus text format, version 0.0.4",
                     [("text/plain", Schema.string("# HELP, # TYPE and sample lines"))]),
-                handler: { [metrics, pool, projector] _ in metrics.response(pool: pool, projector: projector.status) }),
+                handler: { [self] _ in
+                    metrics.response(pool: pool, projector: projector.status, connections: connections.withLock { $0 }())
+                }),
             APIRoute(
                 .get, "/openapi.json", access: .open, summary: "This document",
                 success: .json("The OpenAPI 3.1 document", Schema.object([("openapi", Schema.string(values: ["3.1.0"]))] , required: ["openapi"], additional: true)),

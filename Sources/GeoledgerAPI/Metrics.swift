@@ -82,13 +82,19 @@ public final class Metrics: Sendable {
         state.withLock { $0.databaseErrors += 1 }
     }
 
-    func response(pool: ConnectionPool, projector: ProjectorRunner.Status) -> HTTPResponse {
+    func response(
+        pool: ConnectionPool, projector: ProjectorRunner.Status, connections: HTTPServer.ConnectionStatistics?
+    ) -> HTTPResponse {
         HTTPResponse(
-            status: .ok, headers: ["Content-Type": Self.contentType], body: Array(text(pool: pool, projector: projector).utf8))
+            status: .ok, headers: ["Content-Type": Self.contentType],
+            body: Array(text(pool: pool, projector: projector, connections: connections).utf8))
     }
 
     /// The exposition text.
-    public func text(pool: ConnectionPool, projector: ProjectorRunner.Status) -> String {
+    /// - Parameter connections: the HTTP server's connections; their lines are left out without them.
+    public func text(
+        pool: ConnectionPool, projector: ProjectorRunner.Status, connections: HTTPServer.ConnectionStatistics? = nil
+    ) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines += [
@@ -137,8 +143,33 @@ public final class Metrics: Sendable {
             "# TYPE geoledger_database_errors_total counter",
             "geoledger_database_errors_total \(state.databaseErrors)",
         ]
+        if let connections { lines += Self.connectionLines(connections) }
         lines += Self.projectorLines(projector, readsBehind: state.readsBehind, appendsBehind: state.appendsBehind)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The HTTP server's connections against its limits, and those the limits refused.
+    static func connectionLines(_ connections: HTTPServer.ConnectionStatistics) -> [String] {
+        [
+            "# HELP geoledger_http_connections_open HTTP connections open now.",
+            "# TYPE geoledger_http_connections_open gauge",
+            "geoledger_http_connections_open \(connections.open)",
+            "# HELP geoledger_http_connections_max The most HTTP connections open at once (serve --max-connections).",
+            "# TYPE geoledger_http_connections_max gauge",
+            "geoledger_http_connections_max \(connections.maximum)",
+            "# HELP geoledger_http_connections_per_client_max The most HTTP connections open at once from one client "
+                + "address (serve --max-connections-per-client); 0 for no limit.",
+            "# TYPE geoledger_http_connections_per_client_max gauge",
+            "geoledger_http_connections_per_client_max \(connections.maximumPerClient)",
+            "# HELP geoledger_http_connections_refused_total HTTP connections refused as they opened, by the limit they "
+                + "were past: total (503) or per_client (429).",
+            "# TYPE geoledger_http_connections_refused_total counter",
+            "geoledger_http_connections_refused_total{limit=\"total\"} \(connections.refusedOverMaximum)",
+            "geoledger_http_connections_refused_total{limit=\"per_client\"} \(connections.refusedOverPerClient)",
+            "# HELP geoledger_http_idle_timeout_seconds Seconds a connection may stay silent before it is closed.",
+            "# TYPE geoledger_http_idle_timeout_seconds gauge",
+            "geoledger_http_idle_timeout_seconds \(connections.idleTimeoutSeconds)",
+        ]
     }
 
     /// The projector's position against the log's head, its work and its errors, and what its lag turned away.

@@ -17,6 +17,7 @@ final class Dispatcher: Sendable {
     let workers: WorkerPool
     /// The credentials of a TLS server; nil for plain HTTP.
     let certificates: TLSCertificates?
+    let limits: ConnectionLimits
     private let state = Mutex(State())
 
     private struct State {
@@ -49,6 +50,8 @@ final class Dispatcher: Sendable {
         self.configuration = configuration
         self.router = router
         self.certificates = certificates
+        self.limits = ConnectionLimits(
+            maximum: configuration.maximumConnections, perClient: configuration.maximumConnectionsPerClient)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "HTTP worker")
         let watch = Thread { [self] in watchHeads() }
         watch.name = "HTTP head watch"
@@ -169,12 +172,34 @@ final class Dispatcher: Sendable {
             }
             let watched = ConnectionWatch(connection, credentials: credentials)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
-            state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now) }
+            let (refusal, report) = limits.admit(watched.remoteAddress)
+            guard let refusal else {
+                state.withLock { $0.betweenRequests[ObjectIdentifier(watched)] = Waiting(connection: watched, since: .now) }
+                return
+            }
+            refuse(watched, refusal, report: report)
         } else if let existing = context.pointee {
             context.pointee = nil
             let watched = Unmanaged<ConnectionWatch>.fromOpaque(existing).takeRetainedValue()
             state.withLock { _ = $0.betweenRequests.removeValue(forKey: ObjectIdentifier(watched)) }
+            if !watched.isRefused { limits.release(watched.remoteAddress) }
         }
+    }
+
+    /// Answers a connection past a limit as soon as it starts (over TLS, before the handshake, it is closed without
+    /// an answer) and closes it; any request it sends is dropped (``requestLine(_:target:)``).
+    private func refuse(_ watched: ConnectionWatch, _ refusal: ConnectionLimits.Refusal, report: Bool) {
+        watched.markAnswered(refused: true)
+        let answer = refusal.answer
+        if report {
+            configuration.log(
+                "refusing a connection from \(watched.remoteAddress): \(refusal.message) (refusals are counted in the "
+                    + "connection statistics; the next line comes after a minute without one)")
+        }
+        let record = CompletedRequest.beforeHeaders(
+            id: Self.newRequestID(), answer: answer, started: .now, remoteAddress: watched.remoteAddress)
+        answerOnSocket(answer, record: record, on: watched.socket, recorded: false)
+        _ = shutdown(watched.socket, Int32(SHUT_RDWR))
     }
 
     private static func watch(of connection: OpaquePointer) -> ConnectionWatch? {
@@ -546,12 +571,13 @@ final class Dispatcher: Sendable {
         message: "the connection ended before the request did; nothing of it was used")
 
     /// Writes the answer to a request that stopped arriving (its headers or its body), on the connection's socket.
-    private func answerOnSocket(_ answer: HTTPResponse, record: CompletedRequest, on socket: Int32) {
+    /// - Parameter recorded: whether to report it as a request's answer (a refused connection is counted apart).
+    private func answerOnSocket(_ answer: HTTPResponse, record: CompletedRequest, on socket: Int32, recorded: Bool = true) {
         let id = record.id
         var response = answer
         response.headers.set("X-Request-Id", id)
         response.headers.set("Connection", "close")
-        configuration.completed(record)
+        if recorded { configuration.completed(record) }
         // On a TLS connection the answer would have to go through its session, which libmicrohttpd's polling thread
         // owns: the client sees the connection closed instead.
         guard socket >= 0, certificates == nil else { return }

@@ -16,10 +16,12 @@ extension HTTPServer {
         /// alone is larger). A connection gets twice this for the head, its read buffer and the answer's head; a
         /// head that does not fit in that gets libmicrohttpd's own answer (431 or 414, an HTML page).
         public var maximumHeaderBytes: Int
-        /// Connections open at once; libmicrohttpd closes those past it as soon as it accepts them.
+        /// Connections open at once. One past it is answered 503 `too_many_connections` as soon as it is accepted
+        /// (over TLS: closed without an answer) and closed.
         public var maximumConnections: Int
-        /// Connections open at once from one client address, past which libmicrohttpd closes new ones as soon as it
-        /// accepts them; 0 for no limit but `maximumConnections`.
+        /// Connections open at once from one client address; one past it is answered 429
+        /// `too_many_connections_from_client` (over TLS: closed without an answer) and closed. 0: no limit but
+        /// `maximumConnections`.
         public var maximumConnectionsPerClient: Int = 0
         /// HTTPS instead of plain HTTP, when set.
         public var tls: HTTPServer.TLS?

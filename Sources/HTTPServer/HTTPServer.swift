@@ -54,6 +54,11 @@ public final class HTTPServer: Sendable {
     public static func start(_ configuration: Configuration, router: Router) throws(HTTPServerError) -> HTTPServer {
         try configuration.validate()
         let certificates = try configuration.tls.map { tls throws(HTTPServerError) in try TLSCertificates(tls) }
+        if let fitting = FileDescriptorLimit.raise(toFit: configuration.maximumConnections) {
+            configuration.log(
+                "the limit of open files (ulimit -n) leaves room for about \(fitting) connections, fewer than the "
+                    + "\(configuration.maximumConnections) allowed: connections past it fail as they are accepted")
+        }
         let (listener, port) = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
         let dispatcher = Dispatcher(configuration: configuration, router: router, certificates: certificates)
         let context = Unmanaged.passRetained(dispatcher)
@@ -73,8 +78,10 @@ public final class HTTPServer: Sendable {
                     geoledger_mhd_start_daemon(
                         flags, listener, accessCallback, completedCallback, requestLineCallback, connectionCallback,
                         logCallback, context.toOpaque(),
-                        configuration.connectionTimeoutSeconds, UInt32(configuration.maximumConnections),
-                        configuration.connectionMemoryBytes, UInt32(configuration.maximumConnectionsPerClient),
+                        configuration.connectionTimeoutSeconds,
+                        UInt32(ConnectionLimits.backstop(configuration.maximumConnections)),
+                        configuration.connectionMemoryBytes,
+                        UInt32(ConnectionLimits.backstop(configuration.maximumConnectionsPerClient)),
                         certificate, key, priorities)
                 }
             }

@@ -219,7 +219,11 @@ final class ConnectionWatch: Sendable {
     /// The TLS credentials its session was given: held until libmicrohttpd has ended the session (it does so before
     /// it reports the connection closed), whatever reloads meanwhile.
     let credentials: TLSCredentials?
-    private let answered = Mutex(false)
+    private let answered = Mutex(Answered.open)
+
+    private enum Answered {
+        case open, answered, refused
+    }
     /// The client's certificate, read once the handshake is done: nil before, `.some(nil)` when it sent none.
     private let certificate = Mutex<ClientCertificate??>(nil)
 
@@ -241,10 +245,13 @@ final class ConnectionWatch: Sendable {
         }
     }
 
-    /// Whether it was answered 408: libmicrohttpd closes it next.
-    var isAnswered: Bool { answered.withLock { $0 } }
+    /// Whether it was answered 408, or refused past a connection limit: libmicrohttpd closes it next.
+    var isAnswered: Bool { answered.withLock { $0 != .open } }
 
-    func markAnswered() { answered.withLock { $0 = true } }
+    /// Whether it was refused past a connection limit, and so never counted as open.
+    var isRefused: Bool { answered.withLock { $0 == .refused } }
+
+    func markAnswered(refused: Bool = false) { answered.withLock { $0 = refused ? .refused : .answered } }
 }
 
 /// The address of a libmicrohttpd object (a daemon, a connection), to keep under a lock.

@@ -12,12 +12,14 @@ import Postgres
 enum ServeCommand {
     static let defaultListen = "127.0.0.1:8080"
     static let defaultMaximumBody = 16 << 20
+    static let defaultMaximumConnections = 1000
 
     static let command = Command(
         words: ["serve"], summary: "serve the HTTP API (ingest, feed, current state, history, reports, health, metrics)",
         help: """
             Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
                                    [--log-level LEVEL] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
+                                   [--max-connections N] [--max-connections-per-client N]
 
             Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
@@ -36,6 +38,10 @@ enum ServeCommand {
             status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
             A request line and headers over 64 KiB are answered 431; a client that falls silent for 30 s in
             its headers or body, or takes over 60 s to send its request line, headers or body, 408.
+            A connection silent for 30 s is closed. One past --max-connections is answered 503
+            too_many_connections as soon as it opens, one past --max-connections-per-client from the same
+            address 429 too_many_connections_from_client (both with Retry-After: 1; over TLS the
+            connection is closed without an answer), and closed; /metrics counts them.
             SIGINT or SIGTERM stops it: no new connections, requests in progress finish (up to 10 s), exit 0.
             A batch still unanswered then is answered 200 if it had begun to commit, else 503
             shutting_down with nothing of it stored.
@@ -62,6 +68,11 @@ enum ServeCommand {
                                    per batch at debug, a failed batch at warning, its recovery at info)
               --tls-cert FILE      the server's certificate, PEM, intermediates after it (GEOLEDGER_TLS_CERT)
               --tls-key FILE       its private key, PEM, unencrypted (GEOLEDGER_TLS_KEY); both or neither
+              --max-connections N  connections open at once (GEOLEDGER_MAX_CONNECTIONS, default \(defaultMaximumConnections);
+                                   1 to 100000); each holds a file descriptor
+              --max-connections-per-client N
+                                   connections open at once from one client address
+                                   (GEOLEDGER_MAX_CONNECTIONS_PER_CLIENT, default 0: no limit but the total)
               --tls-client-ca FILE the CA certificates (PEM) clients' certificates must be signed by
                                    (GEOLEDGER_TLS_CLIENT_CA); needs --tls-cert and --tls-key
 
@@ -89,7 +100,11 @@ enum ServeCommand {
             """,
         run: { words in
             let arguments = try Arguments(
-                words, options: ["listen", "threads", "max-body", "log-level", "tls-cert", "tls-key", "tls-client-ca"],
+                words,
+                options: [
+                    "listen", "threads", "max-body", "log-level", "tls-cert", "tls-key", "tls-client-ca", "max-connections",
+                    "max-connections-per-client",
+                ],
                 flags: ["public-metrics"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
             let settings = try ServeSettings(arguments: arguments, environment: ProcessInfo.processInfo.environment)
@@ -128,6 +143,8 @@ enum ServeCommand {
         var configuration = HTTPServer.Configuration(
             host: serve.host, port: serve.port, workerThreads: serve.threads, maximumBodyBytes: serve.maximumBody)
         configuration.tls = serve.tls
+        configuration.maximumConnections = serve.maximumConnections
+        configuration.maximumConnectionsPerClient = serve.maximumConnectionsPerClient
         configuration.log = { message in api.log(message) }
         configuration.completed = { request in api.completed(request) }
         let server: HTTPServer
@@ -136,6 +153,7 @@ enum ServeCommand {
         } catch {
             throw CommandError("cannot serve on \(configuration.address): \(error)")
         }
+        api.serving(server)
         // The projections follow the log on a connection of the projector's own, whatever appends.
         projector.start()
         defer { projector.stop() }
@@ -161,6 +179,8 @@ struct ServeSettings: Equatable {
     var maximumBody: Int
     var publicMetrics: Bool
     var tls: HTTPServer.TLS?
+    var maximumConnections: Int
+    var maximumConnectionsPerClient: Int
 
     init(arguments: Arguments, environment: [String: String]) throws {
         func setting(_ option: String, _ variable: String) -> (text: String, source: String)? {
@@ -191,6 +211,18 @@ struct ServeSettings: Equatable {
             throw UsageError("GEOLEDGER_PUBLIC_METRICS must be true or false, not '\(open)'")
         }
         publicMetrics = arguments.flag("public-metrics") || open == "true" || open == "1"
+        func number(_ option: String, _ variable: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+            guard let given = setting(option, variable) else { return fallback }
+            guard let number = Int(given.text), range.contains(number) else {
+                throw UsageError(
+                    "\(given.source) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(given.text)'")
+            }
+            return number
+        }
+        maximumConnections = try number(
+            "max-connections", "GEOLEDGER_MAX_CONNECTIONS", in: 1...100_000, default: ServeCommand.defaultMaximumConnections)
+        maximumConnectionsPerClient = try number(
+            "max-connections-per-client", "GEOLEDGER_MAX_CONNECTIONS_PER_CLIENT", in: 0...maximumConnections, default: 0)
         let certificate = setting("tls-cert", "GEOLEDGER_TLS_CERT")
         let key = setting("tls-key", "GEOLEDGER_TLS_KEY")
         let clientCA = setting("tls-client-ca", "GEOLEDGER_TLS_CLIENT_CA")
