@@ -221,6 +221,7 @@ public final class GeoledgerAPI: Sendable {
     /// anew), saying so when it broke during COMMIT, which may have committed; 500 for any other database error.
     private func databaseFailure(_ error: PostgresError, request: HTTPRequest) -> HTTPResponse {
         log("request \(request.id) \(request.method) \(request.path): \(error)")
+        if error.isDiskFull { return Self.full(retryAfter: configuration.retryAfterSeconds, request: request) }
         // An error without a SQLSTATE came from libpq, not the server: the connection is gone (a COPY or a COMMIT
         // cut off by a server that stopped), so the pool drops it.
         let unreachable = error.isConnectionFailure || error.kind == .pool
@@ -241,6 +242,17 @@ public final class GeoledgerAPI: Sendable {
         var response = HTTPResponse.error(
             .serviceUnavailable, code: "database_unavailable",
             message: message ?? "the database cannot be reached; nothing was stored; retry in \(retryAfter) s")
+        response.headers.set("Retry-After", String(retryAfter))
+        return response
+    }
+
+    /// 503 `database_full`: the database has no space left to write. The statement failed inside its transaction,
+    /// which was rolled back: nothing of the request was stored, and it may be sent again as it is.
+    static func full(retryAfter: Int, request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse.error(
+            .serviceUnavailable, code: "database_full",
+            message: "the database has no space left to write, so nothing of request \(request.id) was stored; send it "
+                + "again once space is freed (retry in \(retryAfter) s)")
         response.headers.set("Retry-After", String(retryAfter))
         return response
     }

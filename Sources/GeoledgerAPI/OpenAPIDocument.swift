@@ -64,8 +64,8 @@ enum OpenAPIDocument {
         case .token:
             add(401, "No token, or a token not known", ["unauthorized"])
             add(403, "The token lacks the scope", ["insufficient_scope"])
-            add(503, "The database cannot be reached, or the projections are behind; retry after Retry-After seconds",
-                ["database_unavailable", "projections_behind"])
+            add(503, "The database cannot be reached or has no space left to write, or the projections are behind; retry "
+                + "after Retry-After seconds", ["database_unavailable", "database_full", "projections_behind"])
         case .loopback:
             add(403, "Asked from beyond the loopback interface", ["loopback_only"])
         case .open:
@@ -76,6 +76,10 @@ enum OpenAPIDocument {
             "unsupported_transfer_encoding", "ambiguous_length", "invalid_gzip", "incomplete_request",
         ])
         add(408, "The request did not arrive within the request timeout", ["request_timeout"])
+        add(429, "The client's address has as many connections open as the server allows one; retry after Retry-After "
+            + "seconds, or reuse a connection", ["too_many_connections_from_client"])
+        add(503, "The server has as many connections open as it allows; retry after Retry-After seconds",
+            ["too_many_connections"])
         add(413, "The body is larger than the server takes", ["body_too_large"])
         add(414, "The target is too long, or has too many parameters", ["uri_too_long", "too_many_parameters"])
         add(415, "The body's Content-Encoding is not gzip", ["unsupported_content_encoding"])

@@ -64,6 +64,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public var isDeadlock: Bool { sqlState == "40P01" }
     public var isUndefinedTable: Bool { sqlState == "42P01" }
     public var isQueryCanceled: Bool { sqlState == "57014" }
+    /// The server could not write for want of space (disk_full: a table or index it could not extend, a temporary
+    /// file); the statement failed and its transaction wrote nothing.
+    public var isDiskFull: Bool { sqlState == "53100" }
     /// The connection is unusable: it failed, broke, timed out, or the server is shutting it down.
     public var isConnectionFailure: Bool {
         guard kind != .connection && kind != .timeout else { return true }

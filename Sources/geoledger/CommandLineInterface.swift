@@ -53,6 +53,17 @@ struct CommandLineInterface {
     static func explained(_ error: any Error) -> String {
         let database = (error as? PostgresError) ?? ((error as? IngestStopped)?.cause as? PostgresError)
             ?? (error as? ProjectionsNotCaughtUp)?.cause as? PostgresError
+        if let database, database.isDiskFull {
+            let committed = (error as? IngestStopped).map { stopped in
+                stopped.committed.items == 0
+                    ? "nothing before it was committed"
+                    : "\(stopped.committed.itemCount) before it \(stopped.committed.items == 1 ? "was" : "were") committed "
+                        + "(appended \(stopped.committed.appended))"
+            }
+            return "the database has no space left to write (\(database.message)): nothing of what failed was stored"
+                + (committed.map { "; \($0)" } ?? "")
+                + "; free space on the database's disk, then run the same command again (what was stored answers duplicate)"
+        }
         guard let database, let state = database.sqlState, missingSchemaStates.contains(state) else {
             return "\(error)"
         }

@@ -31,7 +31,8 @@ enum ServeCommand {
             (the database answers), /metrics (Prometheus; loopback clients only unless
             --public-metrics), /openapi.json (every route). A 200 to a POST means committed.
             While the database cannot be reached, /v1 answers 503 with Retry-After and /readyz fails;
-            the server recovers by itself when it is back, and starts even when it is not there yet.
+            the server recovers by itself when it is back, and starts even when it is not there yet. While
+            its disk is full, POST /v1/events answers 503 database_full with Retry-After, nothing stored.
             It refuses to start on a database that is reachable but not migrated.
 
             Every request is logged on standard error as one JSON line: time, request id, method, route,
