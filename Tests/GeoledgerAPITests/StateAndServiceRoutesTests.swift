@@ -82,7 +82,7 @@ struct StateAndServiceRoutesTests {
             #expect(paths.count == table.count)
             let post = paths["/v1/events"]?["post"] as? [String: Any]
             #expect(post?["x-scope"] as? String == "ingest")
-            #expect((post?["responses"] as? [String: Any])?.keys.sorted() == ["200", "400", "401", "403", "408", "409", "413", "414", "415", "422", "431", "500", "503"])
+            #expect((post?["responses"] as? [String: Any])?.keys.sorted() == ["200", "400", "401", "403", "408", "409", "413", "414", "415", "422", "429", "431", "500", "503"])
         }
     }
 }
