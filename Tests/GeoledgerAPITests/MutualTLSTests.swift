@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// `serve --tls-client-ca` and tokens bound to a client certificate (`token create --client-cert`).
-@Suite("mutual TLS: client certificates required, named in the log, and bound to tokens")
+// One at a time: each test runs a server with its pool of database connections, beside the other suites' own.
+@Suite("mutual TLS: client certificates required, named in the log, and bound to tokens", .serialized)
 struct MutualTLSTests {
     @Test("without a client certificate, or with one another CA signed, no request is answered; with one the CA signed it is, and the log names its subject")
     func clientCertificateRequired() async throws {

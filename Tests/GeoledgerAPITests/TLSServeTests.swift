@@ -9,7 +9,8 @@ import Glibc
 
 /// `geoledger serve --tls-cert --tls-key` as clients see it: curl and openssl s_client against a certificate made by
 /// a test CA.
-@Suite("serve over TLS: certificates, protocol versions, plain HTTP refused, start-up errors")
+// One at a time: each test runs a server with its pool of database connections, beside the other suites' own.
+@Suite("serve over TLS: certificates, protocol versions, plain HTTP refused, start-up errors", .serialized)
 struct TLSServeTests {
     @Test("a client that trusts the CA gets its answers over TLS 1.3 or 1.2, each with Strict-Transport-Security; the printed URL is https")
     func validClient() async throws {
