@@ -46,6 +46,11 @@ let usage = """
                                make citus), each on a fresh database: ingest, verify, replay (each with its
                                time, rate, and CPU per event of this process, of each node -- coordinator,
                                worker1, worker2 -- and of all nodes, in µs), then history and reports
+      soak [OPTIONS]           geoledger serve on a fresh database, one client posting batches at a steady
+                               rate for N minutes: serve's resident memory (VmRSS) after the first minute and
+                               at the end, and the p99 latency of the second and of the last minute; not part
+                               of all (--minutes N, default 10; --rate EVENTS_PER_S, default 500;
+                               --batch-size N, default 50; --seed S)
       workload FILE [OPTIONS]  write the ingest's workload to FILE as NDJSON (no database)
       reports [OPTIONS]        ingest the workload into a fresh database, then time every report with its
                                default filters (report_<name>_ms, the best of three) and print the plans
@@ -153,6 +158,11 @@ do {
         _ = try IngestBench.withWorkload(options) { path, _ in
             try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: options, workload: path)
         }
+    case "soak":
+        let options = try SoakBench.Options(try parse(rest, options: SoakBench.optionNames))
+        let admin = try Connection.connect(.fromEnvironment())
+        defer { admin.close() }
+        try SoakBench.run(server: .fromEnvironment(), admin: admin, options: options)
     case "all":
         let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
         report(RegionBench.run(geoledgerPath: nil))
