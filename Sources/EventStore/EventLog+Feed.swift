@@ -17,13 +17,13 @@ extension EventLog {
             "SELECT \(Self.columns) FROM events WHERE position > $1 ORDER BY position LIMIT $2",
             [position, limit]
         ).map(Self.recordedEvent)
-        return Self.gapFree(page, after: position)
+        return Self.gapFree(page, after: position, position: \.position)
     }
 
-    /// The head of `page` whose positions follow `position` one by one.
-    static func gapFree(_ page: [RecordedEvent], after position: Int64) -> [RecordedEvent] {
+    /// The head of `page`, a page of the log in position order, whose positions follow `position` one by one.
+    package static func gapFree<Event>(_ page: [Event], after position: Int64, position of: (Event) -> Int64) -> [Event] {
         var end = 0
-        while end < page.count && page[end].position == position + Int64(end) + 1 { end += 1 }
+        while end < page.count && of(page[end]) == position + Int64(end) + 1 { end += 1 }
         return Array(page.prefix(end))
     }
 }

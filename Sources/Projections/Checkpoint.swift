@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Postgres
 
@@ -27,17 +28,15 @@ public struct ProjectionLag: Sendable, Equatable {
 
     public var events: Int64 { max(0, head - projected) }
 
-    /// Reads the log's head, the checkpoint and the age of the oldest event not projected: a query on each table (on
-    /// Citus the log is distributed and the checkpoint is not, and the two are never joined).
+    /// Reads the checkpoint, the log's head and the age of the oldest event not projected, each on its own (on Citus
+    /// the log is distributed and the checkpoint is not, and the two are never joined).
     public static func read(on connection: Connection) throws -> ProjectionLag {
         let projected = try Checkpoint.position(on: connection)
-        let row = try connection.query(
-            """
-            SELECT coalesce((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0),
-                   coalesce((SELECT extract(epoch FROM now() - recorded_at)::float8 FROM events WHERE position = $1), 0)
-            """, [projected + 1]
-        ).first!
-        return ProjectionLag(head: try row.decode(0), projected: projected, seconds: max(0, try row.decode(1)))
+        let head = try EventLog().headPosition(on: connection)
+        let age = try connection.query(
+            "SELECT extract(epoch FROM now() - recorded_at)::float8 FROM events WHERE position = $1", [projected + 1]
+        ).first.map { try $0.decode(0, as: Double.self) } ?? 0
+        return ProjectionLag(head: head, projected: projected, seconds: max(0, age))
     }
 
     /// `1,234 events (5.2 s)`: the lag for a message.

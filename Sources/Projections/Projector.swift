@@ -1,12 +1,12 @@
+import EventStore
 import Foundation
 import LocationEvents
 import Postgres
 
 /// Writes what a batch of events adds to the read models.
 ///
-/// One code path for both uses: after an append, in its transaction, with the events just written (built from
-/// the JSON ingest already holds); and in `replay`, over the whole log into fresh tables (built from the stored
-/// text). The tables come out the same whatever order the events arrived in and however the log is cut into
+/// One code path for both uses: the projector's batches as the log grows, each in the transaction that advances its
+/// checkpoint (``ProjectorRunner``); and `replay`, over the whole log into fresh tables. The tables come out the same whatever order the events arrived in and however the log is cut into
 /// batches: history rows are keyed by position, and each terminal's binding is carried forward over its binds and
 /// unbinds in stream order (``TerminalBinding``). Current positions are read from the history by capture time
 /// (``CurrentState``), so there is nothing to reorder.
@@ -30,16 +30,17 @@ public struct Projector: Sendable {
         try carryBindings(of: events, on: connection)
     }
 
-    /// The history tables (fixes, failures, visits) and the summaries counted from them, without the bindings: rows
-    /// keyed by position and counts added, so chunks of the log can be written side by side. Replay does so, and
-    /// carries the bindings forward once all chunks are read.
+    /// The history tables (fixes, failures, visits) and the summaries counted from them, without the bindings, which
+    /// the append writes itself (replay carries them forward once all its chunks are read).
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copyHistory(events, on: connection)
-        try summaryUpserts(of: events).write(on: connection)
+        var totals = SummaryTotals()
+        totals.add(events)
+        try totals.upsert(into: schema, on: connection)
     }
 
-    /// The history tables' rows alone: each keyed by its event's position, so written by no one else while the
-    /// positions are the events' (a batch decided ahead writes them before it takes the append lock).
+    /// The history tables' rows alone: each keyed by its event's position, so that replay's chunks write theirs side
+    /// by side.
     public func copyHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
         try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
@@ -146,9 +147,7 @@ public struct Projector: Sendable {
     /// feed's rule, ``EventLog/readAll(after:limit:on:)``).
     static func read(after position: Int64, limit: Int, on connection: Connection) throws -> [ProjectedEvent] {
         let page = try read("position > $1 ORDER BY position LIMIT $2", [position, Int64(limit)], on: connection)
-        var end = 0
-        while end < page.count && page[end].position == position + Int64(end) + 1 { end += 1 }
-        return Array(page.prefix(end))
+        return EventLog.gapFree(page, after: position, position: \.position)
     }
 
     private static func read(_ condition: String, _ parameters: [Int64], on connection: Connection) throws -> [ProjectedEvent] {

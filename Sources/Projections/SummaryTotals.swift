@@ -2,10 +2,13 @@ import Foundation
 import LocationEvents
 import Postgres
 
-/// The summary tables' rows for a set of events, kept in memory: counts added per key, and each entity's newest fix
-/// and newest precise fix. The same rules as ``Projector/summaryUpserts(of:)``, which the live projector sends batch by
-/// batch; replay adds every chunk's events into one of these instead, merges the workers' and writes each table once
-/// into its fresh, empty copy, so that no upsert runs and no two chunks wait for each other's rows.
+/// The summary tables the reports read, counted for a set of events: each merchant's and terminal's newest fix
+/// (`latest_fixes`), the events appended per day (`daily_events`), the fixes per day of capture (`fix_days`) and per
+/// bucket of horizontal accuracy (`accuracy_buckets`, by ``accuracyBucket(_:)``; the values in a bucket are read from
+/// the fix history's index `fixes_accuracy`). The projector adds a batch's totals to the tables with an upsert per
+/// table (``upsert(into:on:)``); replay adds every chunk's events into one of these, merges the workers' and writes
+/// each table once into its fresh, empty copy (``write(into:on:)``). Either way the tables come out the same whatever
+/// the batches and their order.
 ///
 /// Keys tell their texts apart by their bytes, as PostgreSQL does: two strings Swift holds equal (a composed and a
 /// decomposed é) are two keys, as they are two rows.
@@ -57,7 +60,7 @@ struct SummaryTotals {
         let app: String?
 
         func isNewer(than other: Newest) -> Bool {
-            Projector.isNewer((capturedAt, eventId), than: (other.capturedAt, other.eventId))
+            SummaryTotals.isNewer((capturedAt, eventId), than: (other.capturedAt, other.eventId))
         }
     }
 
@@ -66,7 +69,7 @@ struct SummaryTotals {
             if let day = event.receivedDay {
                 let key = DailyKey(
                     day: Text(day), type: Text(event.type), app: Text(event.app ?? ""),
-                    provider: Text(Projector.dailyProvider(event)))
+                    provider: Text(Self.dailyProvider(event)))
                 daily[key, default: 0] += 1
             }
             guard let fix = event.fix else { continue }
@@ -78,11 +81,11 @@ struct SummaryTotals {
                 fixDays[key, default: 0] += 1
                 let bucket = BucketKey(
                     provider: Text(fix.provider), platform: Text(Platform.text(event.platform)), app: app,
-                    bucket: Projector.accuracyBucket(fix.horizontalAccuracy))
+                    bucket: Self.accuracyBucket(fix.horizontalAccuracy))
                 let counted = buckets[bucket] ?? (0, 0)
                 buckets[bucket] = (counted.fixes + 1, counted.mismatches + (fix.claimMismatch ? 1 : 0))
             }
-            guard Projector.keepsLatestFix(of: event), let capturedAt = event.capturedAt else { continue }
+            guard Self.keepsLatestFix(of: event), let capturedAt = event.capturedAt else { continue }
             let newest = Newest(capturedAt: capturedAt, eventId: event.eventId, position: event.position, fix: fix, app: event.app)
             keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: false))
             if fix.accuracy == "precise" {
@@ -166,6 +169,96 @@ struct SummaryTotals {
             row.bool(fix.nearBoundary)
             row.text(newest.app)
             row.bool(fix.claimMismatch)
+        }
+    }
+
+    /// Adds the rows to the summary tables of `schema`, which may hold their keys: an upsert per table that adds
+    /// the counts, and replaces a newest fix only by a newer one. Each sends its rows in the order of their keys,
+    /// sorted by the server, so that two writers would wait for each other rather than deadlock.
+    func upsert(into schema: String, on connection: Connection) throws {
+        if !daily.isEmpty {
+            let rows = Array(daily)
+            try connection.query(
+                """
+                INSERT INTO \(schema).daily_events AS d (day, event_type, app, provider, events)
+                SELECT unnest($1::date[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::bigint[])
+                ORDER BY 1, 2, 3, 4
+                ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
+                """,
+                parameters: [
+                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.type.value))),
+                    .binary(try BinaryArray(rows.map(\.key.app.value))),
+                    .binary(try BinaryArray(rows.map(\.key.provider.value))), .binary(BinaryArray(rows.map(\.value))),
+                ])
+        }
+        if !fixDays.isEmpty {
+            let rows = Array(fixDays)
+            try connection.query(
+                """
+                INSERT INTO \(schema).fix_days AS d (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)
+                SELECT unnest($1::date[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
+                       unnest($6::boolean[]), unnest($7::bigint[])
+                ORDER BY 1, 2, 3, 4, 5, 6
+                ON CONFLICT (day, provider, app, accuracy, accuracy_authorization, claim_mismatch)
+                DO UPDATE SET fixes = d.fixes + excluded.fixes
+                """,
+                parameters: [
+                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.provider.value))),
+                    .binary(try BinaryArray(rows.map(\.key.app.value))),
+                    .binary(try BinaryArray(rows.map(\.key.accuracy.value))),
+                    .binary(try BinaryArray(rows.map(\.key.authorization.value))),
+                    .binary(BinaryArray(rows.map(\.key.claimMismatch))), .binary(BinaryArray(rows.map(\.value))),
+                ])
+        }
+        if !buckets.isEmpty {
+            let rows = Array(buckets)
+            try connection.query(
+                """
+                INSERT INTO \(schema).accuracy_buckets AS b (provider, platform, app, bucket, fixes, mismatches)
+                SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::bigint[]),
+                       unnest($5::bigint[]), unnest($6::bigint[])
+                ORDER BY 1, 2, 3, 4
+                ON CONFLICT (provider, platform, app, bucket)
+                DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
+                """,
+                parameters: [
+                    .binary(try BinaryArray(rows.map(\.key.provider.value))),
+                    .binary(try BinaryArray(rows.map(\.key.platform.value))),
+                    .binary(try BinaryArray(rows.map(\.key.app.value))), .binary(BinaryArray(rows.map(\.key.bucket))),
+                    .binary(BinaryArray(rows.map(\.value.fixes))), .binary(BinaryArray(rows.map(\.value.mismatches))),
+                ])
+        }
+        if !latest.isEmpty {
+            let rows = Array(latest)
+            let fixes = rows.map(\.value.fix)
+            try connection.query(
+                """
+                INSERT INTO \(schema).latest_fixes AS l (
+                    entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon, horizontal_accuracy,
+                    accuracy, provider, region, near_boundary, app, claim_mismatch)
+                SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::bigint[]), unnest($5::uuid[]),
+                       unnest($6::timestamptz[]), unnest($7::float8[]), unnest($8::float8[]), unnest($9::float8[]),
+                       unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::boolean[]),
+                       unnest($14::text[]), unnest($15::boolean[])
+                ORDER BY 1, 2, 3
+                ON CONFLICT (entity_kind, entity_id, quality) DO UPDATE SET
+                    position = excluded.position, event_id = excluded.event_id, captured_at = excluded.captured_at,
+                    lat = excluded.lat, lon = excluded.lon, horizontal_accuracy = excluded.horizontal_accuracy,
+                    accuracy = excluded.accuracy, provider = excluded.provider, region = excluded.region,
+                    near_boundary = excluded.near_boundary, app = excluded.app, claim_mismatch = excluded.claim_mismatch
+                WHERE (excluded.captured_at, excluded.event_id) > (l.captured_at, l.event_id)
+                """,
+                parameters: [
+                    .binary(try BinaryArray(rows.map(\.key.kind.value))), .binary(try BinaryArray(rows.map(\.key.id.value))),
+                    .binary(try BinaryArray(rows.map { $0.key.precise ? "precise" : "any" })),
+                    .binary(BinaryArray(rows.map(\.value.position))), .binary(BinaryArray(rows.map(\.value.eventId))),
+                    .binary(BinaryArray(timestamps: rows.map(\.value.capturedAt))),
+                    .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
+                    .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
+                    .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
+                    .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(rows.map(\.value.app))),
+                    .binary(BinaryArray(fixes.map(\.claimMismatch))),
+                ])
         }
     }
 
