@@ -51,13 +51,14 @@ test-citus: deps citus
 		$(SWIFT) test --skip-build --filter 'EventStoreTests|IngestionTests'
 
 # On a throwaway cluster, geoledger-bench citus (the same stages on that cluster and on a throwaway Citus cluster: a
-# coordinator on CITUS_PORT, workers on the next two ports, with CITUS_BENCH_OPTIONS), then geoledger-bench all, whose
-# RESULT line stays the last.
+# coordinator on CITUS_PORT, workers on the next two ports, with CITUS_BENCH_OPTIONS), geoledger-bench soak (serve
+# under a steady load for 10 minutes, with SOAK_OPTIONS), then geoledger-bench all, whose RESULT line stays the last.
 bench: release citus
 	@dir=$$(mktemp -d /tmp/geoledger-bench.XXXXXX) || exit 1; \
 	trap '$(RELEASE)/geoledger db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \
 	url=$$($(RELEASE)/geoledger db start --dir $$dir --port $(TEST_PORT) --throwaway --print superuser) || exit 1; \
 	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench citus --port $(CITUS_PORT) $(CITUS_BENCH_OPTIONS) && \
+	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench soak $(SOAK_OPTIONS) && \
 	DATABASE_URL="$$url" $(RELEASE)/geoledger-bench all $(BENCH_OPTIONS)
 
 db-start: build
