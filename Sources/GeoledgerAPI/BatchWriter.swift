@@ -22,6 +22,11 @@ final class BatchWriter: Sendable {
     /// are written alone, so that their clients' next batches are read while one is written, instead of all the
     /// clients of a joined batch waiting for it together.
     static let joinedEvents = 1000
+    /// Stream heads and terminal bindings the planner keeps between batches, at most: about what the last ten joined
+    /// batches touched. The server runs for months and takes batches from every client, so it keeps those of the
+    /// streams it decided lately, which a client's retry or next batch finds, and reads the rest again: its memory
+    /// stays the same however many streams the log holds.
+    static let plannerCapacity = 10 * joinedEvents
 
     private let service: IngestService
     private let pool: ConnectionPool
@@ -34,7 +39,7 @@ final class BatchWriter: Sendable {
     private let slots = DispatchSemaphore(value: BatchWriter.decidedAhead)
 
     private struct Planning: ~Copyable {
-        var planner = IngestPlanner(inFlight: BatchWriter.decidedAhead)
+        var planner = IngestPlanner(inFlight: BatchWriter.decidedAhead, capacity: BatchWriter.plannerCapacity)
         var generation = 0
         var nextTurn = 0
     }
@@ -123,7 +128,7 @@ final class BatchWriter: Sendable {
             guard !jobs.isEmpty else { return nil }
             let current = generation.load(ordering: .acquiring)
             if planning.generation != current {
-                planning.planner = IngestPlanner(inFlight: Self.decidedAhead)
+                planning.planner = IngestPlanner(inFlight: Self.decidedAhead, capacity: Self.plannerCapacity)
                 planning.generation = current
             }
             let batch = jobs.count == 1 ? jobs[0].batch : PreparedBatch(joining: jobs.map(\.batch))
