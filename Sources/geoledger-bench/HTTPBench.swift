@@ -52,11 +52,11 @@ enum HTTPBench {
         ]
     }
 
-    /// - Parameter workload: the NDJSON file of the workload (``IngestBench/withWorkload(_:_:)``).
-    static func run(server: PostgresConfiguration, admin: Connection, options: IngestBench.Options, workload: String) throws -> Summary {
+    /// - Parameter workload: the NDJSON file of the workload (``Bench/withWorkload(_:_:)``).
+    static func run(server: PostgresConfiguration, admin: Connection, options: Bench.Options, workload: String) throws -> Summary {
         let spec = options.spec
         guard let file = FileManager.default.contents(atPath: workload) else { throw BenchError("cannot read \(workload)") }
-        let (bodies, rendering) = IngestBench.timed { () -> [[UInt8]] in
+        let (bodies, rendering) = Bench.timed { () -> [[UInt8]] in
             var bodies: [[UInt8]] = []
             var start = file.startIndex
             var lines = 0
@@ -74,15 +74,15 @@ enum HTTPBench {
         emit("http_batches=\(bodies.count)")
         emit("http_batch_events=\(batchSize)")
         emit("http_clients=\(clients)")
-        emit("http_rendering_s=\(IngestBench.seconds(rendering.wall))")
+        emit("http_rendering_s=\(Bench.seconds(rendering.wall))")
 
-        return try IngestBench.withDatabase(server, admin: admin) { connection, database in
+        return try Bench.withDatabase(server, admin: admin) { connection, database in
             let token = try TokenStore().create(name: "bench", scopes: [.admin], on: connection)
             let serve = try ServeProcess(database: database)
             defer { serve.stop() }
             emit("http_serve_threads=\(serve.threads)")
 
-            try IngestBench.settle(connection, before: "http")
+            try Bench.settle(connection, before: "http")
             let totals = Mutex([String: Int]())
             let next = Mutex(0)
             let port = serve.port
@@ -92,10 +92,10 @@ enum HTTPBench {
             let databaseBefore = postgres.seconds()
             // Two instants: when the last batch was acknowledged, and when the projector (serve's, behind the log) had
             // passed the last acknowledged event, which is when a read sees everything.
-            var acknowledged = IngestBench.Timing(wall: 0, clientCPU: 0, serverCPU: nil)
+            var acknowledged = Bench.Timing(wall: 0, clientCPU: 0, serverCPU: nil)
             var acknowledgedServeCPU = 0.0, acknowledgedDatabaseCPU = 0.0
-            let (_, ingest) = try IngestBench.timed(backends: []) {
-              let (_, posted) = try IngestBench.timed(backends: []) {
+            let (_, ingest) = try Bench.timed(backends: []) {
+              let (_, posted) = try Bench.timed(backends: []) {
                 try concurrently(clients) { _ in
                     let client = try LoopbackClient(port: port)
                     while true {
@@ -122,16 +122,16 @@ enum HTTPBench {
             for status in statuses { emit("http_\(status)=\(counts[status, default: 0])") }
             let appended = counts["appended", default: 0]
             let perEvent = { (cpu: Double) in String(format: "%.1f", cpu / Double(max(appended, 1)) * 1e6) }
-            emit("http_s=\(IngestBench.seconds(acknowledged.wall))")
-            emit("http_projected_s=\(IngestBench.seconds(ingest.wall))")
-            emit("http_client_cpu_s=\(IngestBench.seconds(acknowledged.clientCPU))")
+            emit("http_s=\(Bench.seconds(acknowledged.wall))")
+            emit("http_projected_s=\(Bench.seconds(ingest.wall))")
+            emit("http_client_cpu_s=\(Bench.seconds(acknowledged.clientCPU))")
             // What the rate costs: the serve process (reading, validating, deciding, answering, projecting) and the
             // database, in CPU per appended event, until the last acknowledgement and until the projections hold it;
             // on a machine of few cores their sum bounds the rate.
             let serveCPU = serve.cpuSeconds() - serveBefore
             let databaseCPU = postgres.seconds() - databaseBefore
-            emit("http_serve_cpu_s=\(IngestBench.seconds(serveCPU))")
-            emit("http_server_cpu_s=\(IngestBench.seconds(databaseCPU))")
+            emit("http_serve_cpu_s=\(Bench.seconds(serveCPU))")
+            emit("http_server_cpu_s=\(Bench.seconds(databaseCPU))")
             emit("http_serve_us_per_event=\(perEvent(serveCPU))")
             emit("http_server_us_per_event=\(perEvent(databaseCPU))")
             emit("http_acknowledged_serve_us_per_event=\(perEvent(acknowledgedServeCPU))")
@@ -149,19 +149,19 @@ enum HTTPBench {
             if options.statements { try StatementStatistics.write("http", per: appended, on: connection) }
 
             // COPY of the same rows, as the ingest bench does it.
-            let rows = try IngestBench.storedRows(on: connection)
+            let rows = try Bench.storedRows(on: connection)
             try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
-            try IngestBench.settle(connection, before: "http_copy")
+            try Bench.settle(connection, before: "http_copy")
             let databaseBeforeCopy = postgres.seconds()
-            let (copied, copy) = try IngestBench.timed {
-                try connection.copyFrom("COPY events_copy (\(IngestBench.eventColumns)) FROM STDIN") { writer in
+            let (copied, copy) = try Bench.timed {
+                try connection.copyFrom("COPY events_copy (\(Bench.eventColumns)) FROM STDIN") { writer in
                     for row in rows { try writer.row(row) }
                 }
             }
             guard copied == appended else { throw BenchError("COPY stored \(copied) rows, the HTTP API appended \(appended)") }
             try connection.execute("DROP TABLE events_copy")
             let copyRate = Double(copied) / copy.wall
-            emit("http_copy_s=\(IngestBench.seconds(copy.wall))")
+            emit("http_copy_s=\(Bench.seconds(copy.wall))")
             emit("http_copy_events_per_s=\(String(format: "%.0f", copyRate))")
             // The database's CPU per row of the COPY, against http_server_us_per_event: what the projections and
             // the checks of an append add to the log's row, on the server.
@@ -170,7 +170,7 @@ enum HTTPBench {
             emit("http_projected_vs_copy=\(String(format: "%.3f", projectedRate / copyRate))")
 
             // Latency, one request at a time, on the database that now holds the workload.
-            try IngestBench.settle(connection, before: "http_latency")
+            try Bench.settle(connection, before: "http_latency")
             emit("http_latency_database_events=\(copied)")
             let client = try LoopbackClient(port: serve.port)
             for probe in probes(spec) {
@@ -272,7 +272,7 @@ final class ServeProcess {
     /// The most memory the server held resident so far (VmHWM), in MB.
     /// The CPU seconds the server has used so far.
     func cpuSeconds() -> Double {
-        IngestBench.processCPU(process.processIdentifier) ?? 0
+        Bench.processCPU(process.processIdentifier) ?? 0
     }
 
     func peakResidentMegabytes() -> Double? {

@@ -44,7 +44,7 @@ enum SoakBench {
         emit("soak_minutes=\(options.minutes)")
         emit("soak_rate_target=\(options.rate)")
         emit("soak_batch_events=\(options.batchSize)")
-        try IngestBench.withDatabase(server, admin: admin) { connection, database in
+        try Bench.withDatabase(server, admin: admin) { connection, database in
             let token = try TokenStore().create(name: "soak", scopes: [.admin], on: connection)
             let serve = try ServeProcess(database: database)
             defer { serve.stop() }
