@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import GeoledgerAPI
 import Postgres
+import RawHTTPClient
 import Synchronization
 import Workload
 
@@ -97,7 +98,7 @@ enum HTTPBench {
             let (_, ingest) = try Bench.timed(backends: []) {
               let (_, posted) = try Bench.timed(backends: []) {
                 try concurrently(clients) { _ in
-                    let client = try LoopbackClient(port: port)
+                    let client = try RawClient.bench(port: port)
                     while true {
                         let index = next.withLock { value in
                             defer { value += 1 }
@@ -141,7 +142,7 @@ enum HTTPBench {
             emit("http_events_per_s=\(String(format: "%.0f", httpRate))")
             emit("http_projected_events_per_s=\(String(format: "%.0f", projectedRate))")
             // Where serve's projector took the events from: handed over by its appends, or read back from the log.
-            let metrics = String(decoding: try LoopbackClient(port: port).request("GET", "/metrics", token: token).body, as: UTF8.self)
+            let metrics = String(decoding: try RawClient.bench(port: port).request("GET", "/metrics", token: token).body, as: UTF8.self)
             for (name, source) in [("handed_over", "handed_over"), ("from_log", "log")] {
                 let line = metrics.split(separator: "\n").first { $0.hasPrefix("geoledger_projector_events_total{source=\"\(source)\"} ") }
                 emit("http_projector_events_\(name)=\(line.map { String($0.split(separator: " ").last!) } ?? "n/a")")
@@ -172,7 +173,7 @@ enum HTTPBench {
             // Latency, one request at a time, on the database that now holds the workload.
             try Bench.settle(connection, before: "http_latency")
             emit("http_latency_database_events=\(copied)")
-            let client = try LoopbackClient(port: serve.port)
+            let client = try RawClient.bench(port: serve.port)
             for probe in probes(spec) {
                 var milliseconds: [Double] = []
                 var statuses: [Int: Int] = [:]
@@ -289,72 +290,17 @@ final class ServeProcess {
     }
 }
 
-/// A blocking HTTP/1.1 client on one keep-alive connection to 127.0.0.1; bodies with Content-Length only.
-final class LoopbackClient {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
-        var noDelay: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw BenchError("connect to 127.0.0.1:\(port): \(message)")
-        }
+extension RawClient {
+    /// A keep-alive connection of the bench's to serve on `port`: every write sent at once, a slow answer waited for.
+    static func bench(port: Int) throws -> RawClient {
+        try RawClient(port: port, timeout: .seconds(300), noDelay: true)
     }
 
-    deinit { close(fd) }
-
+    /// A request with the bench's token, and its body as NDJSON; the answer's status and body.
     func request(_ method: String, _ target: String, token: String, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-        if method == "POST" { head += "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n" }
-        try send(Array((head + "\r\n").utf8) + body)
-
-        var end: Int?
-        while true {
-            end = buffer.indices.dropLast(3).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
-            if end != nil { break }
-            try receive()
-        }
-        let headText = String(decoding: buffer[..<end!], as: UTF8.self)
-        buffer.removeFirst(end! + 4)
-        let lines = headText.split(separator: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
-            throw BenchError("not an HTTP answer: \(headText.prefix(200))")
-        }
-        guard let lengthLine = lines.first(where: { $0.lowercased().hasPrefix("content-length:") }),
-              let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else {
-            throw BenchError("an answer without Content-Length: \(headText.prefix(200))")
-        }
-        while buffer.count < length { try receive() }
-        let answer = Array(buffer[..<length])
-        buffer.removeFirst(length)
-        return (status, answer)
-    }
-
-    private func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw BenchError("send: \(String(cString: strerror(errno)))") }
-            offset += sent
-        }
-    }
-
-    private func receive() throws {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { throw BenchError(count == 0 ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))") }
-        buffer.append(contentsOf: chunk[..<count])
+        var headers = [(name: "Authorization", value: "Bearer \(token)")]
+        if method == "POST" { headers.append((name: "Content-Type", value: "application/x-ndjson")) }
+        let answer = try request(method, target, headers: headers, body: body)
+        return (answer.status, answer.body)
     }
 }

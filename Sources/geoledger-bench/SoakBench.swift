@@ -2,6 +2,7 @@ import CommandLineArguments
 import Foundation
 import GeoledgerAPI
 import Postgres
+import RawHTTPClient
 import Workload
 
 /// `soak`: `geoledger serve` on a fresh database, one client posting batches at a steady rate for some minutes; the
@@ -48,7 +49,7 @@ enum SoakBench {
             let token = try TokenStore().create(name: "soak", scopes: [.admin], on: connection)
             let serve = try ServeProcess(database: database)
             defer { serve.stop() }
-            let client = try LoopbackClient(port: serve.port)
+            let client = try RawClient.bench(port: serve.port)
             var samples: [Sample] = []
             var acknowledged = 0, failed = 0, latest = 0.0
             var residentAfterFirstMinute: Double?

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// A request head (the request line and headers) that is too large, or that stops coming, gets a JSON error as far
