@@ -103,7 +103,7 @@ struct Settings {
         let connection = try connect()
         do {
             try projector().awaitProjected(on: connection)
-        } catch let behind as ProjectionsBehind {
+        } catch ProjectionError.behind(let behind) {
             connection.close()
             throw CommandError(
                 "\(behind); GEOLEDGER_READ_TIMEOUT (seconds, now \(String(format: "%g", projectorSettings.readTimeout))) sets how long a "
