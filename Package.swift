@@ -28,7 +28,7 @@ let package = Package(
         // Infrastructure: knows nothing of locations.
         // JSON read strictly (RFC 8259, I-JSON), written canonically, read in part by paths.
         .target(name: "JSON"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar", "Logging"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip; TLS through GnuTLS.
@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport", "Logging"]),
         // The threads the tests' blocking HTTP clients run on, for the tests of both HTTP layers.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "RawHTTPClient"]),

@@ -34,6 +34,10 @@ public struct EventLog: Sendable {
                 return try appendOnce(
                     events, atomic: atomic, hooks: hooks, cache: cache, on: connection, beforeCommit: beforeCommit)
             } catch let error as PostgresError where error.isDeadlock && attempt < Self.deadlockAttempts {
+                connection.configuration.logger.warning(
+                    "an append ended in a deadlock and is tried again",
+                    ["attempt": String(attempt), "attempts": String(Self.deadlockAttempts), "sqlState": error.sqlState ?? "",
+                     "events": String(events.count)])
                 attempt += 1
             }
         }
