@@ -6,55 +6,9 @@ import Testing
 /// so that they run beside other tests on the test server, and the variables they name are set.
 @Suite("docs/operations.md's runbooks", .serialized)
 struct OperationsRunbookTests {
-    /// A server you run yourself: fresh names for `geoledger_owner`, `geoledger_app` and the database `geoledger`.
-    struct Names {
-        let owner = TestDatabase.uniqueName("ops_owner")
-        let application = TestDatabase.uniqueName("ops_app")
-        let database = TestDatabase.uniqueName("ops")
-
-        func apply(to script: String) -> String {
-            script.replacingOccurrences(of: "geoledger_owner", with: owner)
-                .replacingOccurrences(of: "geoledger_app", with: application)
-                .replacingOccurrences(of: "DATABASE geoledger ", with: "DATABASE \(database) ")
-        }
-
-        /// The URL of the database as `role`.
-        func url(as role: String) -> String {
-            let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
-            guard var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true else {
-                return server + " dbname=\(database) user=\(role)"
-            }
-            components.path = "/" + database
-            components.queryItems = (components.queryItems ?? []).filter { $0.name != "user" } + [URLQueryItem(name: "user", value: role)]
-            return components.string ?? server
-        }
-
-        var environment: [String: String?] {
-            [
-                "SUPERUSER_URL": ProcessInfo.processInfo.environment["DATABASE_URL"], "DATABASE_URL": url(as: application),
-                "GEOLEDGER_OWNER_URL": url(as: owner), "PATH": Documentation.pathWithGeoledger,
-            ]
-        }
-
-        func drop() {
-            let superuser = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
-            _ = try? GeoledgerProcess.run(
-                ["-c", "psql \"$SUPERUSER_URL\" -q -c 'DROP DATABASE IF EXISTS \(database) WITH (FORCE)' -c 'DROP ROLE IF EXISTS \(application)' -c 'DROP ROLE IF EXISTS \(owner)'"],
-                environment: ["SUPERUSER_URL": superuser], executable: "/bin/sh")
-        }
-    }
-
-    /// Runs a runbook with `names` and, on top of their variables, `extra`, in `directory`.
-    func run(_ runbook: String, _ names: Names, _ extra: [String: String?] = [:], in directory: String = Documentation.root.path)
-        throws -> GeoledgerProcess.Outcome
-    {
-        let script = names.apply(to: try Documentation.runbook(runbook).text)
-        return try Documentation.run(script, environment: names.environment.merging(extra) { $1 }, directory: directory)
-    }
-
     /// The roles runbook on a fresh server's names, then the examples ingested: a populated database.
-    func populated(_ names: Names) throws {
-        let roles = try run("roles", names)
+    func populated(_ names: RunbookNames) throws {
+        let roles = try names.run("roles")
         try #require(roles.status == 0, "\(roles.stderr)")
         #expect(roles.stdout.contains("granted \(names.application) the application's privileges"), "\(roles.stdout)")
         let ingest = try GeoledgerProcess.run(
@@ -65,11 +19,11 @@ struct OperationsRunbookTests {
 
     @Test("roles: the application can append and read, and cannot delete an event")
     func leastPrivilege() throws {
-        let names = Names()
+        let names = RunbookNames()
         defer { names.drop() }
-        let roles = try run("roles", names)
+        let roles = try names.run("roles")
         try #require(roles.status == 0, "\(roles.stderr)")
-        let outcome = try run("least-privilege", names)
+        let outcome = try names.run("least-privilege")
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout.contains("appended 500"), "\(outcome.stdout)")
         #expect(outcome.stderr.contains("permission denied for table events"), "\(outcome.stderr)")
@@ -80,14 +34,14 @@ struct OperationsRunbookTests {
 
     @Test("backup and restore: the restored log holds the head kept before the backup; one kept after more appends it does not")
     func backupAndRestore() throws {
-        let old = Names(), new = Names()
+        let old = RunbookNames(), new = RunbookNames()
         defer { old.drop(); new.drop() }
         try populated(old)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-backup-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
 
-        let backup = try run("backup", old, in: folder)
+        let backup = try old.run("backup", in: folder)
         try #require(backup.status == 0, "\(backup.stderr)")
         let head = try String(contentsOfFile: folder + "/head-before-backup.txt", encoding: .utf8)
         #expect(head.hasPrefix("head=500:"), "\(head)")
@@ -102,7 +56,7 @@ struct OperationsRunbookTests {
             ["ingest", "-"], environment: ["DATABASE_URL": old.url(as: old.application)], input: fresh.joined(separator: "\n") + "\n")
         #expect(more.stdout.contains("appended 3,") || more.stderr.contains("appended 3,"), "\(more.stdout)\(more.stderr)")
 
-        let restore = try run("restore", new, [
+        let restore = try new.run("restore", [
             "NEW_OWNER_URL": new.url(as: new.owner), "NEW_DATABASE_URL": new.url(as: new.application),
         ], in: folder)
         #expect(restore.status == 0, "\(restore.stderr)")
@@ -120,13 +74,13 @@ struct OperationsRunbookTests {
 
     @Test("upgrading: --version names the newest migration; migrate applies what is pending, then nothing is")
     func upgrade() throws {
-        let names = Names()
+        let names = RunbookNames()
         defer { names.drop() }
         let created = try Documentation.run(
             names.apply(to: #"psql "$SUPERUSER_URL" -v ON_ERROR_STOP=1 -c "CREATE ROLE geoledger_owner LOGIN" -c "CREATE ROLE geoledger_app LOGIN" -c "CREATE DATABASE geoledger OWNER geoledger_owner""#),
             environment: names.environment)
         try #require(created.status == 0, "\(created.stderr)")
-        let outcome = try run("upgrade", names)
+        let outcome = try names.run("upgrade")
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let newest = try FileManager.default.contentsOfDirectory(atPath: Documentation.root.appendingPathComponent("Migrations").path)
             .filter { $0.hasSuffix(".sql") }.sorted().last
@@ -141,7 +95,7 @@ struct OperationsRunbookTests {
 
     @Test("monitoring: /readyz answers, /metrics has the projector's lag, status as JSON, and each request is a JSON line")
     func monitoring() throws {
-        let names = Names()
+        let names = RunbookNames()
         defer { names.drop() }
         try populated(names)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-ops-\(UUID().uuidString.prefix(8))").path

@@ -1,31 +1,31 @@
-import DatabaseTestSupport
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// The README and the documents under docs/, read as the tests that keep them honest need them: their shell blocks,
 /// the commands in those blocks, the runbooks of operations.md, their links.
-struct Documentation {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public struct Documentation {
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// README.md and every docs/*.md, by path from the repository's root.
-    static func all() throws -> [(path: String, text: String)] {
+    public static func all() throws -> [(path: String, text: String)] {
         let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         return try (["README.md"] + docs).map { ($0, try text(of: $0)) }
     }
 
-    static func text(of path: String) throws -> String {
+    public static func text(of path: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
     /// A fenced block of shell commands, with the runbook name given just above it (`<!-- runbook: NAME -->`).
-    struct ShellBlock {
-        let runbook: String?
-        let text: String
+    public struct ShellBlock: Sendable {
+        public let runbook: String?
+        public let text: String
 
         /// The block's commands, a line each: continuation lines joined, comments and blank lines dropped.
-        var commands: [String] {
+        public var commands: [String] {
             var joined: [String] = []
             var pending = ""
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -43,7 +43,7 @@ struct Documentation {
     }
 
     /// The ```sh blocks of a document, in order.
-    static func shellBlocks(in text: String) -> [ShellBlock] {
+    public static func shellBlocks(in text: String) -> [ShellBlock] {
         var blocks: [ShellBlock] = []
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)[...]
         var previous = ""
@@ -60,14 +60,14 @@ struct Documentation {
     }
 
     /// The runbook named `name` in docs/operations.md.
-    static func runbook(_ name: String) throws -> ShellBlock {
+    public static func runbook(_ name: String) throws -> ShellBlock {
         let blocks = shellBlocks(in: try text(of: "docs/operations.md")).filter { $0.runbook == name }
         #expect(blocks.count == 1, "docs/operations.md has \(blocks.count) runbooks named \(name)")
         return try #require(blocks.first)
     }
 
     /// A line without its shell comment: from a `#` after a space, outside quotes.
-    static func withoutComment(_ line: String) -> String {
+    public static func withoutComment(_ line: String) -> String {
         var quote: Character?
         var previous: Character = " "
         for (offset, character) in line.enumerated() {
@@ -86,7 +86,7 @@ struct Documentation {
     /// Each `geoledger ...` invocation in a command line, as its words after the program: in each part between `|`,
     /// `&&`, `||` and `;`, after variable assignments, and inside `$(...)`. The program is `geoledger` or a path
     /// ending in `/geoledger`.
-    static func geoledgerInvocations(in command: String) -> [[String]] {
+    public static func geoledgerInvocations(in command: String) -> [[String]] {
         let all = words(command)
         var found: [[String]] = []
         for word in all where word.contains("$(") {
@@ -103,7 +103,7 @@ struct Documentation {
     }
 
     /// Shell words, roughly: split on spaces outside quotes and `$(...)`, quotes removed.
-    static func words(_ line: String) -> [String] {
+    public static func words(_ line: String) -> [String] {
         var words: [String] = []
         var current = ""
         var quote: Character?
@@ -131,7 +131,7 @@ struct Documentation {
     }
 
     /// The commands `geoledger --help` lists (`db start`, `show merchant`, ...).
-    static func commands() throws -> [String] {
+    public static func commands() throws -> [String] {
         let overview = try GeoledgerProcess.run(["--help"]).stdout
         let listed = overview.components(separatedBy: "Commands:\n").last?.components(separatedBy: "\n\n").first ?? ""
         return listed.split(separator: "\n").compactMap { line in
@@ -140,7 +140,7 @@ struct Documentation {
     }
 
     /// The slug GitHub gives a heading, for `#anchor` links.
-    static func slug(_ heading: String) -> String {
+    public static func slug(_ heading: String) -> String {
         String(heading.lowercased().compactMap { character -> Character? in
             if character == " " { return "-" }
             if character.isLetter || character.isNumber || character == "-" || character == "_" { return character }
@@ -149,15 +149,68 @@ struct Documentation {
     }
 
     /// Runs `script` with /bin/sh -e, in the repository's root unless told otherwise.
-    static func run(
+    public static func run(
         _ script: String, environment: [String: String?], directory: String = root.path
     ) throws -> GeoledgerProcess.Outcome {
         try GeoledgerProcess.run(["-e", "-c", script], environment: environment, executable: "/bin/sh", directory: directory)
     }
 
     /// PATH with the geoledger under test first, as `export PATH=".../.build/release:$PATH"` has it.
-    static var pathWithGeoledger: String {
+    public static var pathWithGeoledger: String {
         URL(fileURLWithPath: GeoledgerProcess.binary).deletingLastPathComponent().path + ":"
             + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    }
+}
+
+/// Fresh names for the roles and the database that operations.md's runbooks call `geoledger_owner`,
+/// `geoledger_app` and `geoledger`, on the test server, so that a runbook runs as written beside other tests.
+public struct RunbookNames: Sendable {
+    public let owner = TestDatabase.uniqueName("ops_owner")
+    public let application = TestDatabase.uniqueName("ops_app")
+    public let database = TestDatabase.uniqueName("ops")
+
+    public init() {}
+
+    /// The runbook with the fresh names in place of the documented ones.
+    public func apply(to script: String) -> String {
+        script.replacingOccurrences(of: "geoledger_owner", with: owner)
+            .replacingOccurrences(of: "geoledger_app", with: application)
+            .replacingOccurrences(of: "DATABASE geoledger ", with: "DATABASE \(database) ")
+    }
+
+    /// The URL of the database as `role`.
+    public func url(as role: String) -> String {
+        let server = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
+        guard var components = URLComponents(string: server), components.scheme?.hasPrefix("postgres") == true else {
+            return server + " dbname=\(database) user=\(role)"
+        }
+        components.path = "/" + database
+        components.queryItems = (components.queryItems ?? []).filter { $0.name != "user" } + [URLQueryItem(name: "user", value: role)]
+        return components.string ?? server
+    }
+
+    /// The variables the runbooks name: the server's superuser, the application's and the owner's URLs, and PATH
+    /// with the geoledger under test first.
+    public var environment: [String: String?] {
+        [
+            "SUPERUSER_URL": ProcessInfo.processInfo.environment["DATABASE_URL"], "DATABASE_URL": url(as: application),
+            "GEOLEDGER_OWNER_URL": url(as: owner), "PATH": Documentation.pathWithGeoledger,
+        ]
+    }
+
+    /// Runs the runbook `name` with these names and variables, and `extra` on top, in `directory`.
+    public func run(_ name: String, _ extra: [String: String?] = [:], in directory: String = Documentation.root.path)
+        throws -> GeoledgerProcess.Outcome
+    {
+        let script = apply(to: try Documentation.runbook(name).text)
+        return try Documentation.run(script, environment: environment.merging(extra) { $1 }, directory: directory)
+    }
+
+    /// Drops the database and the roles, as the server's superuser.
+    public func drop() {
+        _ = try? GeoledgerProcess.run(
+            ["-c", "psql \"$SUPERUSER_URL\" -q -c 'DROP DATABASE IF EXISTS \(database) WITH (FORCE)' "
+                + "-c 'DROP ROLE IF EXISTS \(application)' -c 'DROP ROLE IF EXISTS \(owner)'"],
+            environment: ["SUPERUSER_URL": ProcessInfo.processInfo.environment["DATABASE_URL"]], executable: "/bin/sh")
     }
 }
