@@ -98,17 +98,31 @@ extension Bench {
         let counts = try options.spec.write(to: path)
         emit("workload_events=\(counts.valid)")
         try withDatabase(server, admin: admin) { connection, database in
-            let service = IngestService(
-                classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
-            let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
-            defer { close(descriptor) }
-            let decider = try Connection.connect(database)
-            defer { decider.close() }
-            let totals = try StreamIngestor(service: service, batchSize: options.batchSize)
-                .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
+            let totals = try withIngest(of: path, into: database, batchSize: options.batchSize) { ingest in
+                try ingest(connection)
+            }
             emit("ingest_appended=\(totals.appended)")
             try body(connection)
+        }
+    }
+
+    /// Runs `body` with the ingest of the NDJSON file at `path` into `database`, as `geoledger ingest` does it (its
+    /// projector, a second connection deciding each batch), ready to run on the connection `body` gives it: so that
+    /// a caller may settle the database first, and time the ingest alone.
+    static func withIngest<T>(
+        of path: String, into database: PostgresConfiguration, batchSize: Int,
+        _ body: ((Connection) throws -> IngestTotals) throws -> T
+    ) throws -> T {
+        let service = IngestService(
+            classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
+        defer { close(descriptor) }
+        let decider = try Connection.connect(database)
+        defer { decider.close() }
+        return try body { connection in
+            try StreamIngestor(service: service, batchSize: batchSize)
+                .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
         }
     }
 }

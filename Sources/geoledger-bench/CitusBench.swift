@@ -78,20 +78,14 @@ enum CitusBench {
             let admin = try Connection.connect(engine.server)
             defer { admin.close() }
             try Bench.withDatabase(engine.server, admin: admin, cluster: engine.cluster) { connection, database in
-                let service = IngestService(
-                    classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
-                let descriptor = open(path, O_RDONLY)
-                guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
-                defer { close(descriptor) }
-                let decider = try Connection.connect(database)
-                defer { decider.close() }
-                try settle(engine, connection, before: "ingest")
-                try stage("ingest", engine) {
-                    let totals = try StreamIngestor(service: service, batchSize: options.batchSize)
-                        .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
-                    emit("ingest_duplicate=\(totals.duplicate)")
-                    emit("ingest_invalid=\(totals.invalid)")
-                    return totals.appended
+                try Bench.withIngest(of: path, into: database, batchSize: options.batchSize) { ingest in
+                    try settle(engine, connection, before: "ingest")
+                    try stage("ingest", engine) {
+                        let totals = try ingest(connection)
+                        emit("ingest_duplicate=\(totals.duplicate)")
+                        emit("ingest_invalid=\(totals.invalid)")
+                        return totals.appended
+                    }
                 }
                 try settle(engine, connection, before: "verify")
                 try stage("verify", engine) {

@@ -6,17 +6,6 @@ import Testing
 /// so that they run beside other tests on the test server, and the variables they name are set.
 @Suite("docs/operations.md's runbooks", .serialized)
 struct OperationsRunbookTests {
-    /// The roles runbook on a fresh server's names, then the examples ingested: a populated database.
-    func populated(_ names: RunbookNames) throws {
-        let roles = try names.run("roles")
-        try #require(roles.status == 0, "\(roles.stderr)")
-        #expect(roles.stdout.contains("granted \(names.application) the application's privileges"), "\(roles.stdout)")
-        let ingest = try GeoledgerProcess.run(
-            ["ingest", Documentation.root.appendingPathComponent("examples/fixes.ndjson").path],
-            environment: ["DATABASE_URL": names.url(as: names.application)])
-        try #require(ingest.status == 0, "\(ingest.stderr)")
-    }
-
     @Test("roles: the application can append and read, and cannot delete an event")
     func leastPrivilege() throws {
         let names = RunbookNames()
@@ -36,7 +25,7 @@ struct OperationsRunbookTests {
     func backupAndRestore() throws {
         let old = RunbookNames(), new = RunbookNames()
         defer { old.drop(); new.drop() }
-        try populated(old)
+        try old.populate()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-backup-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -97,7 +86,7 @@ struct OperationsRunbookTests {
     func monitoring() throws {
         let names = RunbookNames()
         defer { names.drop() }
-        try populated(names)
+        try names.populate()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-ops-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let port = try RunScriptTests.freePort()

@@ -206,6 +206,18 @@ public struct RunbookNames: Sendable {
         return try Documentation.run(script, environment: environment.merging(extra) { $1 }, directory: directory)
     }
 
+    /// A populated database, as a server run with least privilege has it: the roles runbook, then the 500 events of
+    /// examples/fixes.ndjson ingested as the application.
+    public func populate() throws {
+        let roles = try run("roles")
+        try #require(roles.status == 0, "\(roles.stderr)")
+        #expect(roles.stdout.contains("granted \(application) the application's privileges"), "\(roles.stdout)")
+        let ingest = try GeoledgerProcess.run(
+            ["ingest", Documentation.root.appendingPathComponent("examples/fixes.ndjson").path],
+            environment: ["DATABASE_URL": url(as: application)])
+        try #require(ingest.status == 0, "\(ingest.stderr)")
+    }
+
     /// Drops the database and the roles, as the server's superuser.
     public func drop() {
         _ = try? GeoledgerProcess.run(

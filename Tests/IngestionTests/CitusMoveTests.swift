@@ -15,11 +15,7 @@ struct CitusMoveTests {
         // The old database: made with the roles runbook on the coordinator, whose template has no Citus extension.
         let old = RunbookNames()
         defer { old.drop() }
-        let roles = try old.run("roles")
-        try #require(roles.status == 0, "\(roles.stderr)")
-        let examples = Documentation.root.appendingPathComponent("examples/fixes.ndjson").path
-        let ingested = try GeoledgerProcess.run(["ingest", examples], environment: ["DATABASE_URL": old.url(as: old.application)])
-        try #require(ingested.status == 0, "\(ingested.stderr)")
+        try old.populate()
 
         let target = try TestDatabase.createWithRoles(migrated: false)
         defer { target.drop() }
