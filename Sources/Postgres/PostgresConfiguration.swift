@@ -152,15 +152,11 @@ enum ConnInfo {
         var isSecret: Bool
     }
 
-    struct ParseError: Error {
-        var message: String
-    }
-
     static func parse(_ string: String) throws -> [Option] {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(string, &errorMessage) else {
             defer { if let errorMessage { PQfreemem(errorMessage) } }
-            throw ParseError(message: errorMessage.map { String(cString: $0) } ?? "invalid connection string")
+            throw PostgresError(.connection, errorMessage.map { String(cString: $0) } ?? "invalid connection string")
         }
         defer { PQconninfoFree(options) }
         return collect(options)
