@@ -31,7 +31,7 @@ func flushStandardOutput(status: Int32) -> Int32 {
     do {
         try flushPrintedOutput()
         return status
-    } catch let failure as WriteFailed where failure.isBrokenPipe {
+    } catch let failure as OutputError where failure.isBrokenPipe {
         return ExitCode.brokenPipe
     } catch {
         printError("geoledger: \(error)")
