@@ -13,12 +13,9 @@ import Darwin
 extension Dispatcher {
     /// Runs on a worker: decodes the request, routes it, runs the handler, compresses the answer.
     func respond(to context: RequestContext, body: [UInt8]) -> HTTPResponse {
-        var response: HTTPResponse
-        do throws(RequestRefusal) {
-            let (request, segments) = try decode(context, body: body)
-            response = route(request, segments: segments, context: context)
-        } catch {
-            response = error.response
+        let response = switch decode(context, body: body) {
+        case .request(let request, let segments): route(request, segments: segments, context: context)
+        case .refused(let refusal): refusal
         }
         return compressed(response, for: context)
     }
