@@ -157,7 +157,9 @@ struct Settings {
         do {
             return try body()
         } catch let error as PostgresError where error.sqlState == "42501" {
-            throw NotTheOwner(role: owner.user ?? "the role connected", underlying: error)
+            throw CommandError(
+                "\(error)\n\(owner.user ?? "the role connected") does not own the tables: give the owner's URL with "
+                    + "--owner-url or GEOLEDGER_OWNER_URL.")
         }
     }
 
@@ -171,7 +173,7 @@ struct Settings {
             } catch let error as PostgresError {
                 let left = deadline.timeIntervalSinceNow
                 guard error.kind == .connection, left > 0 else {
-                    throw ConnectionFailed(configuration: configuration, underlying: error, hint: hint)
+                    throw CommandError("cannot connect to \(configuration): \(error.message)\n\(hint)")
                 }
                 writeStandardError(
                     "geoledger: cannot connect to \(configuration) yet: \(error.message); trying again in 2 s "
@@ -179,24 +181,5 @@ struct Settings {
                 Thread.sleep(forTimeInterval: min(2, left))
             }
         }
-    }
-}
-
-struct ConnectionFailed: Error, CustomStringConvertible {
-    let configuration: PostgresConfiguration
-    let underlying: PostgresError
-    let hint: String
-
-    var description: String {
-        "cannot connect to \(configuration): \(underlying.message)\n\(hint)"
-    }
-}
-
-struct NotTheOwner: Error, CustomStringConvertible {
-    let role: String
-    let underlying: PostgresError
-
-    var description: String {
-        "\(underlying)\n\(role) does not own the tables: give the owner's URL with --owner-url or GEOLEDGER_OWNER_URL."
     }
 }
