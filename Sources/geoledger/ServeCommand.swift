@@ -21,7 +21,7 @@ enum ServeCommand {
                                    [--log-level LEVEL] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                                    [--max-connections N] [--max-connections-per-client N]
 
-            Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
+            Serves the HTTP API (docs/http.md) in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
             for both. Routes: POST /v1/events (a JSON array or NDJSON, ?atomic=true for all or nothing),
             GET /v1/events?after=P&limit=N (the feed), GET /v1/merchants/ID, GET /v1/terminals/ID,
