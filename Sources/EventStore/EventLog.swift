@@ -187,7 +187,7 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    /// COPY: the fastest way into the table (see the bulk measurements in the README), in binary, which the server
+    /// COPY: the fastest way into the table (docs/performance.md, "Writing the log: COPY"), in binary, which the server
     /// reads without unescaping text or parsing numbers, uuids, times and hex (`data` and `metadata` are still checked
     /// as JSON, as in text). The columns known before the append were rendered with each event; only position,
     /// version, time and the hashes are added here.

@@ -1,6 +1,6 @@
 import CommandLineArguments
 import Foundation
-import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
+import CJemalloc  // linked for its malloc, which serves the whole process (docs/performance.md, "The allocator and replay")
 import Ingestion
 import Postgres
 

@@ -79,7 +79,7 @@ enum IngestCommand {
         })
 
     /// The most resident memory an ingest takes at the default batch size, whatever the input and --max-item-bytes:
-    /// see README.md, "The command line", for what makes it up and what was measured.
+    /// docs/cli.md says what makes it up, docs/performance.md what was measured.
     static let memoryCeiling = "768 MB"
     /// The largest --max-item-bytes: a batch of items that size still keeps an ingest under ``memoryCeiling``.
     static let maximumItemBytesLimit = 1 << 20
