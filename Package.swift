@@ -28,11 +28,13 @@ let package = Package(
         // Infrastructure: knows nothing of locations.
         // JSON read strictly (RFC 8259, I-JSON), written canonically, read in part by paths.
         .target(name: "JSON"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilCalendar", "Logging"]),
         // The private cluster for `make run` and the tests: initdb, pg_ctl, the owner and application roles.
         .target(name: "LocalPostgres", dependencies: ["Postgres"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses, a router, worker threads, gzip; TLS through GnuTLS.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CGnuTLS", "CZlib", "JSON"]),
+        // A blocking HTTP/1.1 client on a plain loopback socket: exact bytes and timings, for the bench and the tests.
+        .target(name: "RawHTTPClient", dependencies: ["HTTPServer"]),
         // Log lines with levels and key-value metadata, as JSON, for the modules that have something to say.
         .target(name: "Logging", dependencies: ["JSON"]),
         // Options and usage errors, for both executables.
@@ -81,7 +83,7 @@ let package = Package(
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Queries", "GeoledgerAPI", "LocalPostgres"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Queries", "GeoledgerAPI", "LocalPostgres", "RawHTTPClient"]),
 
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
@@ -89,10 +91,10 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport"]),
-        // A blocking HTTP client on a plain socket and the threads it runs on, for the tests of both HTTP layers.
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport", "Logging"]),
+        // The threads the tests' blocking HTTP clients run on, for the tests of both HTTP layers.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "RawHTTPClient"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "CSVInput"]),
         // An SVG document read back as XML, for the tests of the maps and of the commands that draw them.
         .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
@@ -107,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "GeoledgerAPITests",
             dependencies: [
-                "GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo",
+                "GeoledgerAPI", "HTTPServer", "HTTPTestSupport", "RawHTTPClient", "Ingestion", "EventStore", "Postgres", "LocalPostgres", "Geo",
                 "DatabaseTestSupport", "JSON", "LocationEvents",
             ]),
         .testTarget(

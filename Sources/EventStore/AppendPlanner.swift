@@ -125,19 +125,16 @@ extension EventLog {
     ) throws -> Bool {
         do {
             try connection.transaction { transaction in
-                guard holds() else { throw DecisionOutdated() }
+                guard holds() else { throw EventStoreError.decisionOutdated }
                 try lockAppends(on: transaction)
-                guard try head(on: transaction) == decided.assumedHead else { throw DecisionOutdated() }
+                guard try head(on: transaction) == decided.assumedHead else { throw EventStoreError.decisionOutdated }
                 locked()
                 try insert(decided.plan, of: decided.events, on: transaction)
                 try then(transaction)
             }
             return true
-        } catch is DecisionOutdated {
+        } catch EventStoreError.decisionOutdated {
             return false
         }
     }
 }
-
-/// Thrown inside a decided batch's transaction to roll back what it wrote: the decision no longer holds.
-private struct DecisionOutdated: Error {}

@@ -15,7 +15,8 @@ public struct EventLog: Sendable {
     /// Appends a batch in one transaction.
     /// - Parameters:
     ///   - events: in order; each is checked against its stream's version as left by the events before it.
-    ///   - atomic: when true, one failed event writes nothing at all.
+    ///   - atomic: when true, one failed event writes nothing at all, and the append throws
+    ///     ``EventStoreError/atomicBatchFailed(_:)`` with the results.
     ///   - hooks: domain rules and the read models they need, run in the same transaction.
     ///   - cache: stream heads kept from this writer's earlier appends, for a writer that appends batch after batch.
     ///   - beforeCommit: runs last in the transaction, right before COMMIT, when the batch is to be written; what it
@@ -33,6 +34,10 @@ public struct EventLog: Sendable {
                 return try appendOnce(
                     events, atomic: atomic, hooks: hooks, cache: cache, on: connection, beforeCommit: beforeCommit)
             } catch let error as PostgresError where error.isDeadlock && attempt < Self.deadlockAttempts {
+                connection.configuration.logger.warning(
+                    "an append ended in a deadlock and is tried again",
+                    ["attempt": String(attempt), "attempts": String(Self.deadlockAttempts), "sqlState": error.sqlState ?? "",
+                     "events": String(events.count)])
                 attempt += 1
             }
         }
@@ -54,7 +59,7 @@ public struct EventLog: Sendable {
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
             if atomic && plan.hasFailures {
-                throw AtomicBatchFailed(answer: AppendAnswer(results: plan.atomicResults, head: before))
+                throw EventStoreError.atomicBatchFailed(AppendAnswer(results: plan.atomicResults, head: before))
             }
             try insert(plan, of: events, on: transaction)
             try hooks?.didAppend(plan.appended, on: transaction)
@@ -74,8 +79,8 @@ public struct EventLog: Sendable {
     ) throws -> AppendAnswer {
         do {
             return try append(events, atomic: true, hooks: hooks, cache: cache, on: connection, beforeCommit: beforeCommit)
-        } catch let failed as AtomicBatchFailed {
-            return failed.answer
+        } catch EventStoreError.atomicBatchFailed(let answer) {
+            return answer
         }
     }
 
@@ -182,7 +187,7 @@ public struct EventLog: Sendable {
         return heads
     }
 
-    /// COPY: the fastest way into the table (see the bulk measurements in the README), in binary, which the server
+    /// COPY: the fastest way into the table (docs/performance.md, "Writing the log: COPY"), in binary, which the server
     /// reads without unescaping text or parsing numbers, uuids, times and hex (`data` and `metadata` are still checked
     /// as JSON, as in text). The columns known before the append were rendered with each event; only position,
     /// version, time and the hashes are added here.
@@ -206,11 +211,6 @@ public struct EventLog: Sendable {
             }
         }
     }
-}
-
-/// Thrown inside the transaction to roll an atomic batch back; carries the answer.
-struct AtomicBatchFailed: Error {
-    let answer: AppendAnswer
 }
 
 /// What identifies an event already stored, for the idempotency check.

@@ -126,7 +126,7 @@ public struct AppendedEvent: Sendable, Equatable {
 }
 
 /// Why an event was not appended.
-public struct AppendConflict: Sendable, Equatable, Error {
+public struct AppendConflict: Sendable, Equatable {
     /// A stable code: `wrong_expected_version`, `event_id_reused`, or a domain rule's own.
     public var code: String
     public var message: String

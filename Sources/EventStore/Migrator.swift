@@ -16,25 +16,8 @@ public struct Migration: Sendable, Equatable {
     /// The migrations shipped with Geoledger (the top-level `Migrations/` folder), in the order they apply.
     public static func bundled() throws -> [Migration] {
         let files = try SQLFiles.all()
-        guard !files.isEmpty else { throw MigrationError.missingMigrations }
+        guard !files.isEmpty else { throw EventStoreError.missingMigrations }
         return files.map { Migration(name: $0.name, sql: $0.sql) }
-    }
-}
-
-public enum MigrationError: Error, CustomStringConvertible, Equatable {
-    case missingMigrations
-    case changedSinceApplied(name: String)
-    case appliedButUnknown(name: String)
-
-    public var description: String {
-        switch self {
-        case .missingMigrations:
-            return "no migrations are bundled with this build: the SQL files of Migrations/ were not found"
-        case .changedSinceApplied(let name):
-            return "migration \(name) has changed since it was applied; applied migrations must never be edited (add a new file instead)"
-        case .appliedButUnknown(let name):
-            return "migration \(name) is recorded as applied but is not shipped with this build; is this an older geoledger?"
-        }
     }
 }
 
@@ -115,8 +98,8 @@ public struct Migrator {
     private func checkUnchanged(_ applied: [String: String]) throws {
         let shipped = Dictionary(uniqueKeysWithValues: migrations.map { ($0.name, $0.checksum) })
         for name in applied.keys.sorted() {
-            guard let checksum = shipped[name] else { throw MigrationError.appliedButUnknown(name: name) }
-            if checksum != applied[name] { throw MigrationError.changedSinceApplied(name: name) }
+            guard let checksum = shipped[name] else { throw EventStoreError.appliedButUnknown(name: name) }
+            if checksum != applied[name] { throw EventStoreError.changedSinceApplied(name: name) }
         }
     }
 }

@@ -1,12 +1,23 @@
 import Foundation
 import HTTPServer
 
-/// A request the API refuses, with its answer: thrown by handlers, answered by the route's wrapper.
-struct APIError: Error {
-    var response: HTTPResponse
+/// What the API refuses, the module's one error type: a request, with its answer, thrown by handlers and answered by
+/// the route's wrapper; or a token that cannot be made as asked.
+public struct APIError: Error, CustomStringConvertible {
+    /// The answer: its status and `{"error":{"code":...,"message":...,"field":...}}`.
+    public internal(set) var response: HTTPResponse
+    public let message: String
 
     init(_ status: HTTPStatus, code: String, message: String, field: String? = nil) {
         response = .error(status, code: code, message: message, field: field)
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// A token that cannot be made as asked: a name or scope that is not one, or a name in use.
+    static func token(_ message: String) -> APIError {
+        APIError(.badRequest, code: "invalid_token", message: message)
     }
 
     static func badParameter(_ name: String, _ message: String) -> APIError {

@@ -183,7 +183,8 @@ extension GeoledgerAPI {
         // Held back, with nothing stored, while the projections are too far behind.
         try projector.admit()
         // Parsed one at a time as the batch is prepared, as `ingest` does: only one item's parsed tree is held at
-        // once. Parsed all ahead, a 16 MiB body of junk items such as `{"a":[1,1,...]}` held some 300 MB of trees.
+        // once. Parsed all ahead, a body of small junk items such as `{"a":[1,1,...]}` holds many times its size in
+        // trees (docs/performance.md).
         var types: [String] = []
         types.reserveCapacity(raw.count)
         let batch = service.prepare(raw.lazy.map { raw in

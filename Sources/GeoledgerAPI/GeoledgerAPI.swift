@@ -149,7 +149,7 @@ public final class GeoledgerAPI: Sendable {
                 response = try route.handler(request)
             } catch let error as APIError {
                 response = error.response
-            } catch let behind as ProjectionsBehind {
+            } catch ProjectionError.behind(let behind) {
                 response = projectionsBehind(behind)
             } catch let error as PostgresError {
                 metrics.recordDatabaseError()

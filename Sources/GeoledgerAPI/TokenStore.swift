@@ -16,16 +16,16 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable {
     }
 
     /// `ingest,read` as `token create --scopes` takes it.
-    public static func parse(_ text: String) throws(TokenError) -> Set<TokenScope> {
+    public static func parse(_ text: String) throws(APIError) -> Set<TokenScope> {
         var scopes = Set<TokenScope>()
         for word in text.split(separator: ",", omittingEmptySubsequences: false) {
             let name = word.trimmingCharacters(in: .whitespaces)
             guard let scope = TokenScope(rawValue: name) else {
-                throw TokenError("'\(name)' is not a scope: the scopes are ingest, read and admin")
+                throw APIError.token("'\(name)' is not a scope: the scopes are ingest, read and admin")
             }
             scopes.insert(scope)
         }
-        guard !scopes.isEmpty else { throw TokenError("name at least one scope: ingest, read or admin") }
+        guard !scopes.isEmpty else { throw APIError.token("name at least one scope: ingest, read or admin") }
         return scopes
     }
 }
@@ -41,12 +41,6 @@ public struct APIToken: Sendable, Equatable {
     public var clientCertificateSHA256: String?
 }
 
-/// Why a token could not be made or revoked.
-public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// The API's bearer tokens in the `api_tokens` table. A token reads `glt_<id>_<secret>`: the id (16 hex digits) finds
 /// its row, and the SHA-256 of the whole token, the only thing stored of it, is compared in constant time.
 public struct TokenStore: Sendable {
@@ -57,14 +51,14 @@ public struct TokenStore: Sendable {
     /// Makes a token and returns it: it is shown this once, and cannot be read back.
     /// - Parameter clientCertificateSHA256: binds the token to the client certificate of that SHA-256 (see
     ///   ``clientCertificateFingerprint(_:)``).
-    /// - Throws: ``TokenError`` for a bad name, or a name in use.
+    /// - Throws: ``APIError`` for a bad name, or a name in use.
     public func create(
         name: String, scopes: Set<TokenScope>, clientCertificateSHA256: String? = nil, on connection: Connection
     ) throws -> String {
         guard Self.isValidName(name) else {
-            throw TokenError("a token's name is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not '\(name)'")
+            throw APIError.token("a token's name is 1–64 characters of A–Z, a–z, 0–9, _ . : -, not '\(name)'")
         }
-        guard !scopes.isEmpty else { throw TokenError("name at least one scope: ingest, read or admin") }
+        guard !scopes.isEmpty else { throw APIError.token("name at least one scope: ingest, read or admin") }
         let id = Self.randomHex(bytes: 8)
         let token = Self.prefix + id + "_" + Self.randomHex(bytes: 32)
         do {
@@ -75,7 +69,7 @@ public struct TokenStore: Sendable {
                 """,
                 [name, id, Data(SHA256.digest(Array(token.utf8))), scopes.sorted().map(\.rawValue), clientCertificateSHA256])
         } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "api_tokens_pkey" {
-            throw TokenError("a token named \(name) exists: revoke it first, or choose another name")
+            throw APIError.token("a token named \(name) exists: revoke it first, or choose another name")
         }
         return token
     }
@@ -124,7 +118,7 @@ public struct TokenStore: Sendable {
     /// A certificate's SHA-256 fingerprint as `token create --client-cert` takes it: 64 hex digits, in either case,
     /// with or without the colons `openssl x509 -noout -fingerprint -sha256` prints (and its `sha256 Fingerprint=`).
     /// - Returns: The 64 lowercase hex digits the token store keeps.
-    public static func clientCertificateFingerprint(_ text: String) throws(TokenError) -> String {
+    public static func clientCertificateFingerprint(_ text: String) throws(APIError) -> String {
         var digits = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let equals = digits.lastIndex(of: "="), digits[..<equals].contains("fingerprint") {
             digits = String(digits[digits.index(after: equals)...])
@@ -132,7 +126,7 @@ public struct TokenStore: Sendable {
         digits.removeAll { $0 == ":" }
         guard digits.utf8.count == 64, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         else {
-            throw TokenError(
+            throw APIError.token(
                 "a client certificate is named by its SHA-256 fingerprint, 64 hex digits (colons allowed), as "
                     + "'openssl x509 -noout -fingerprint -sha256 -in CERT' prints it, not '\(text)'")
         }

@@ -1,25 +1,26 @@
-/// A request refused while decoding it, with the answer.
-struct RequestRefusal: Error {
-    let response: HTTPResponse
+/// What a request decodes to: the request and its path's decoded segments, or the answer that refuses it.
+enum DecodedRequest {
+    case request(HTTPRequest, segments: [String])
+    case refused(HTTPResponse)
 }
 
 extension Dispatcher {
     /// Turns what libmicrohttpd read into an `HTTPRequest`, on a worker: the path and query percent-decoded
-    /// and checked to be UTF-8, the body inflated when it is gzip. Also returns the path's decoded segments.
-    func decode(_ context: RequestContext, body: [UInt8]) throws(RequestRefusal) -> (HTTPRequest, [String]) {
+    /// and checked to be UTF-8, the body inflated when it is gzip; with the path's decoded segments.
+    func decode(_ context: RequestContext, body: [UInt8]) -> DecodedRequest {
         guard let rawPath = Self.path(ofTarget: context.rawPath) else {
-            throw RequestRefusal(response: .error(
+            return .refused(.error(
                 .badRequest, code: "invalid_path",
                 message: "the request target must be a path starting with /, or an http or https URI with a host"))
         }
         guard let path = PercentDecoding.text(rawPath) else {
-            throw RequestRefusal(response: .error(
+            return .refused(.error(
                 .badRequest, code: "invalid_path", message: "the path is not percent-encoded UTF-8"))
         }
         var segments: [String] = []
         for raw in rawPath.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             guard let segment = PercentDecoding.text(raw) else {
-                throw RequestRefusal(response: .error(
+                return .refused(.error(
                     .badRequest, code: "invalid_path", message: "the path is not percent-encoded UTF-8"))
             }
             segments.append(segment)
@@ -28,11 +29,11 @@ extension Dispatcher {
         var items: [QueryParameters.Item] = []
         for (rawName, rawValue) in context.rawQuery {
             guard let name = PercentDecoding.text(rawName[...]) else {
-                throw RequestRefusal(response: .error(
+                return .refused(.error(
                     .badRequest, code: "invalid_query", message: "a query parameter's name is not percent-encoded UTF-8"))
             }
             guard let value = PercentDecoding.text(rawValue[...]) else {
-                throw RequestRefusal(response: .error(
+                return .refused(.error(
                     .badRequest, code: "invalid_query",
                     message: "the value of query parameter \(name) is not percent-encoded UTF-8", field: name))
             }
@@ -41,18 +42,18 @@ extension Dispatcher {
 
         var content = body
         if case .gzip = ContentCoding(context.headers.combined("Content-Encoding")) {
-            do throws(Gzip.InflateError) {
+            do throws(HTTPServerError) {
                 content = try Gzip.inflate(body, limit: configuration.maximumBodyBytes)
             } catch {
-                switch error {
-                case .tooLarge:
-                    throw RequestRefusal(response: .error(
+                switch error.kind {
+                case .bodyTooLarge:
+                    return .refused(.error(
                         .contentTooLarge, code: "body_too_large",
                         message: "the gzip request body inflates to more than the limit of "
                             + "\(configuration.maximumBodyBytes) bytes"))
-                case .malformed(let reason):
-                    throw RequestRefusal(response: .error(
-                        .badRequest, code: "invalid_gzip", message: "the gzip request body cannot be read: \(reason)",
+                default:
+                    return .refused(.error(
+                        .badRequest, code: "invalid_gzip", message: "the gzip request body cannot be read: \(error.message)",
                         field: "Content-Encoding"))
                 }
             }
@@ -61,7 +62,7 @@ extension Dispatcher {
         let request = HTTPRequest(
             id: context.id, method: context.method, path: path, query: QueryParameters(items), headers: context.headers,
             body: content, remoteAddress: context.remoteAddress, clientCertificate: context.clientCertificate)
-        return (request, segments)
+        return .request(request, segments: segments)
     }
 }
 

@@ -18,9 +18,9 @@ final class Dispatcher: Sendable {
     /// The credentials of a TLS server; nil for plain HTTP.
     let certificates: TLSCertificates?
     let limits: ConnectionLimits
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
-    private struct State {
+    struct State {
         var phase = Phase.running
         /// Requests from their first callback until libmicrohttpd reports them completed.
         var active: [ObjectIdentifier: RequestContext] = [:]
@@ -127,28 +127,10 @@ final class Dispatcher: Sendable {
         return Unmanaged.passRetained(start).toOpaque()
     }
 
-    /// More query parameters than any route takes by far, and few enough for libmicrohttpd's memory.
-    static let maximumQueryParameters = 256
-
-    static let tooManyParameters: HTTPResponse = .error(
-        .uriTooLong, code: "too_many_parameters",
-        message: "the request target has more than \(maximumQueryParameters) query parameters")
-
-    /// The query parameters in a request target, as libmicrohttpd splits them: the pieces between `&` after `?`.
-    static func queryParameterCount(_ target: UnsafePointer<CChar>) -> Int {
-        guard let query = strchr(target, Int32(UInt8(ascii: "?"))) else { return 0 }
-        var count = 1
-        var byte = query + 1
-        while byte.pointee != 0 {
-            if byte.pointee == CChar(UInt8(ascii: "&")) { count += 1 }
-            byte += 1
-        }
-        return count
-    }
 
     /// A request from its request line, with its connection's socket and client address: read once a connection,
     /// when it starts (``connection(_:context:code:)``), not once a request.
-    private func requestStart(
+    func requestStart(
         _ connection: OpaquePointer, targetBytes: Int, started: ContinuousClock.Instant = .now
     ) -> RequestStart {
         let watched = Self.watch(of: connection) ?? ConnectionWatch(connection)
@@ -186,67 +168,11 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Answers a connection past a limit as soon as it starts (over TLS, before the handshake, it is closed without
-    /// an answer) and closes it; any request it sends is dropped (``requestLine(_:target:)``).
-    private func refuse(_ watched: ConnectionWatch, _ refusal: ConnectionLimits.Refusal, report: Bool) {
-        watched.markAnswered(refused: true)
-        let answer = refusal.answer
-        if report {
-            configuration.log(
-                "refusing a connection from \(watched.remoteAddress): \(refusal.message) (refusals are counted in the "
-                    + "connection statistics; the next line comes after a minute without one)")
-        }
-        let record = CompletedRequest.beforeHeaders(
-            id: Self.newRequestID(), answer: answer, started: .now, remoteAddress: watched.remoteAddress)
-        answerOnSocket(answer, record: record, on: watched.socket, recorded: false)
-        _ = shutdown(watched.socket, Int32(SHUT_RDWR))
-    }
 
-    private static func watch(of connection: OpaquePointer) -> ConnectionWatch? {
+    static func watch(of connection: OpaquePointer) -> ConnectionWatch? {
         geoledger_mhd_socket_context(connection).map { Unmanaged<ConnectionWatch>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    /// Answers 408 to each request whose headers, or request line, have taken longer than the request timeout (a
-    /// client that trickles them is never silent long enough for the connection timeout), until the server closes.
-    private func watchHeads() {
-        let interval = min(configuration.requestTimeout / 4, .seconds(1))
-        while state.withLock({ $0.phase != .closed }) {
-            Thread.sleep(forTimeInterval: interval / .seconds(1))
-            let now = ContinuousClock.now
-            // Under the lock: libmicrohttpd closes a connection only after `completed`, which takes the lock to
-            // drop the request from `heads`, so the socket written here is still this request's.
-            state.withLock { state in
-                for (key, start) in state.heads where now - start.started > configuration.requestTimeout {
-                    state.heads[key] = nil
-                    guard start.claim() else { continue }
-                    configuration.log("request \(start.id): the headers took longer than the request timeout; answered 408")
-                    answerOnSocket(Self.requestTimeout, record: start.record(of: Self.requestTimeout), on: start.socket)
-                    // libmicrohttpd reads the end of the stream next and closes the connection.
-                    _ = shutdown(start.socket, Int32(SHUT_RDWR))
-                }
-                for (key, waiting) in state.betweenRequests {
-                    // A connection that received nothing since is idle, and left to the connection timeout; one that
-                    // did is sending a request line, which began when the watch first saw its data (the last data
-                    // received before that look, within one interval of its first byte), and so did its request
-                    // timeout: a connection idle for longer may send its next request.
-                    let silence = geoledger_socket_last_data_received_ms(waiting.connection.socket)
-                    guard silence >= 0, now - .milliseconds(silence) > waiting.since + .milliseconds(50) else { continue }
-                    let firstData = waiting.firstData ?? now - .milliseconds(silence)
-                    if waiting.firstData == nil { state.betweenRequests[key]?.firstData = firstData }
-                    guard now - firstData > configuration.requestTimeout else { continue }
-                    state.betweenRequests[key] = nil
-                    waiting.connection.markAnswered()
-                    let id = Self.newRequestID()
-                    configuration.log("request \(id): the request line took longer than the request timeout; answered 408")
-                    let record = CompletedRequest.beforeHeaders(
-                        id: id, answer: Self.requestTimeout, started: firstData,
-                        remoteAddress: waiting.connection.remoteAddress)
-                    answerOnSocket(Self.requestTimeout, record: record, on: waiting.connection.socket)
-                    _ = shutdown(waiting.connection.socket, Int32(SHUT_RDWR))
-                }
-            }
-        }
-    }
 
     /// libmicrohttpd calls this when a request's headers have arrived (`slot` empty or holding its
     /// ``RequestStart``), for each piece of the body (`uploadSize` > 0), and when the body is complete (`uploadSize`
@@ -370,9 +296,10 @@ final class Dispatcher: Sendable {
         state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
+
     // MARK: Reading and answering
 
-    private func makeContext(
+    func makeContext(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
         fields: [ParsedHead.RawField], start: RequestStart
     ) -> RequestContext {
@@ -394,279 +321,4 @@ final class Dispatcher: Sendable {
             headers: headers, remoteAddress: start.remoteAddress, clientCertificate: start.clientCertificate)
     }
 
-    /// What the server checks of a request line and headers, besides the headers themselves.
-    private struct RequestHead {
-        /// The request line and headers.
-        var bytes: Int
-        var targetBytes: Int
-        /// `HTTP/1.1`, `HTTP/1.0`.
-        var version: String
-        /// Where a NUL byte hides part of it from libmicrohttpd, or a bare CR or a folded header is in it.
-        var fault: ParsedHead.Fault?
-    }
-
-    /// The answers given before reading the body: a stopped server, a request head over the limit, a head with a NUL
-    /// byte libmicrohttpd stopped reading at, a bare CR or a folded header, an HTTP/1.1 request without `Host`, a
-    /// declared body over the limit, a body framed or encoded in a way the server does not read.
-    private func refusalBeforeBody(_ context: RequestContext, head: RequestHead, phase: Phase) -> HTTPResponse? {
-        if phase == .closed { return Self.shuttingDown }
-        let limit = configuration.maximumHeaderBytes
-        if head.targetBytes > limit || head.bytes > limit {
-            var response: HTTPResponse = head.targetBytes > limit
-                ? .error(
-                    .uriTooLong, code: "uri_too_long",
-                    message: "the request target is \(head.targetBytes) bytes; the limit is \(limit) bytes")
-                : .error(
-                    .requestHeaderFieldsTooLarge, code: "headers_too_large",
-                    message: "the request line and headers are \(head.bytes) bytes; the limit is \(limit) bytes")
-            response.headers.set("Connection", "close")
-            return response
-        }
-        if let fault = head.fault { return ParsedHead.refusal(fault) }
-        if head.version == "HTTP/1.1" && context.headers["Host"] == nil {
-            return .error(
-                .badRequest, code: "missing_host", message: "an HTTP/1.1 request must have a Host header", field: "Host")
-        }
-        // libmicrohttpd reads a body as chunked only when Transfer-Encoding is `chunked` with nothing after it (it skips
-        // the whitespace before a value, not after), its letters compared byte by byte in either ASCII case, and any
-        // other until the connection closes: so is it compared here.
-        if let coding = context.headers["Transfer-Encoding"], !coding.equalsIgnoringASCIICase("chunked") {
-            var response = HTTPResponse.error(
-                .badRequest, code: "unsupported_transfer_encoding",
-                message: coding.trimmingASCIISpaces.equalsIgnoringASCIICase("chunked")
-                    ? "Transfer-Encoding has whitespace after chunked, which this server cannot read: send chunked alone"
-                    : "Transfer-Encoding \(coding) is not supported: send the body with a Content-Length, or chunked",
-                field: "Transfer-Encoding")
-            response.headers.set("Connection", "close")
-            return response
-        }
-        // libmicrohttpd frames such a body by one of them and ignores the other: a proxy in front may have framed
-        // it by the other (request smuggling, RFC 9112 section 6.3).
-        let lengths = context.headers.values(for: "Content-Length").map(\.trimmingASCIISpaces)
-        if Set(lengths).count > 1 || (!lengths.isEmpty && context.headers.contains("Transfer-Encoding")) {
-            var response = HTTPResponse.error(
-                .badRequest, code: "ambiguous_length",
-                message: Set(lengths).count > 1
-                    ? "the request has Content-Length \(lengths.joined(separator: " and ")): send one"
-                    : "the request has both Content-Length and Transfer-Encoding: send one",
-                field: "Content-Length")
-            response.headers.set("Connection", "close")
-            return response
-        }
-        if let declared = context.headers["Content-Length"].flatMap({ UInt64($0.trimmingASCIISpaces) }),
-            declared > UInt64(configuration.maximumBodyBytes)
-        {
-            return .error(
-                .contentTooLarge, code: "body_too_large",
-                message: "the request body is \(declared) bytes; the limit is \(configuration.maximumBodyBytes) bytes")
-        }
-        if case .unsupported(let coding) = ContentCoding(context.headers.combined("Content-Encoding")) {
-            return .error(
-                .unsupportedMediaType, code: "unsupported_content_encoding",
-                message: "Content-Encoding \(coding) is not supported: send the body as it is, or gzip",
-                field: "Content-Encoding")
-        }
-        return nil
-    }
-
-    /// Runs on a worker: decodes the request, routes it, runs the handler, compresses the answer.
-    private func respond(to context: RequestContext, body: [UInt8]) -> HTTPResponse {
-        var response: HTTPResponse
-        do throws(RequestRefusal) {
-            let (request, segments) = try decode(context, body: body)
-            response = route(request, segments: segments, context: context)
-        } catch {
-            response = error.response
-        }
-        return compressed(response, for: context)
-    }
-
-    private func route(_ request: HTTPRequest, segments: [String], context: RequestContext) -> HTTPResponse {
-        switch router.match(request.method, segments) {
-        case .notFound:
-            return .error(.notFound, code: "not_found", message: "no route for \(request.path)")
-        case .methodNotAllowed(let allowed):
-            var response = HTTPResponse.error(
-                .methodNotAllowed, code: "method_not_allowed",
-                message: "\(request.path) does not accept \(request.method); it accepts \(allowed.joined(separator: ", "))")
-            response.headers.set("Allow", allowed.joined(separator: ", "))
-            return response
-        case .found(let pattern, let parameters, let handler):
-            context.route = pattern
-            var routed = HTTPRequest(
-                id: request.id, method: request.method, path: request.path, route: pattern, pathParameters: parameters,
-                query: request.query, headers: request.headers, body: request.body, remoteAddress: request.remoteAddress,
-                clientCertificate: request.clientCertificate)
-            routed.context = context
-            do {
-                return try handler(routed)
-            } catch {
-                configuration.log("request \(context.id) \(request.method) \(pattern): the handler failed: \(error)")
-                return .error(
-                    .internalServerError, code: "internal_error",
-                    message: "the server failed to answer request \(context.id)")
-            }
-        }
-    }
-
-    private func compressed(_ response: HTTPResponse, for context: RequestContext) -> HTTPResponse {
-        guard response.body.count >= max(configuration.compressionThreshold, 1),
-            response.body.count <= Int(UInt32.max / 2),
-            !response.headers.contains("Content-Encoding"),
-            response.status != .noContent, response.status.rawValue != 304
-        else { return response }
-        var result = response
-        result.headers.add("Vary", "Accept-Encoding")
-        guard acceptsGzip(context.headers.values(for: "Accept-Encoding")) else { return result }
-        let body = Gzip.deflate(response.body)
-        guard body.count < response.body.count else { return result }
-        result.body = body
-        result.headers.set("Content-Encoding", "gzip")
-        return result
-    }
-
-    /// Hands `response` to libmicrohttpd, with the request id, and `Connection: close` once the server is stopping.
-    private func send(_ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer) -> MHD_Result {
-        var response = response
-        response.headers.set("X-Request-Id", context.id)
-        if let tls = certificates?.settings { response.headers.set("Strict-Transport-Security", tls.strictTransportSecurity) }
-        if state.withLock({ $0.phase != .running }) { response.headers.set("Connection", "close") }
-        record(response, for: context)
-        guard let prepared = Self.makeResponse(response) else {
-            let names = response.headers.map(\.name).joined(separator: ", ")
-            configuration.log("request \(context.id): libmicrohttpd refuses one of the response's headers (\(names))")
-            var failure = HTTPResponse.error(
-                .internalServerError, code: "internal_error", message: "the server failed to answer request \(context.id)")
-            failure.headers.set("X-Request-Id", context.id)
-            guard let fallback = Self.makeResponse(failure) else { return .NO }
-            defer { MHD_destroy_response(fallback) }
-            return MHD_queue_response(connection, UInt32(failure.status.rawValue), fallback)
-        }
-        defer { MHD_destroy_response(prepared) }
-        return MHD_queue_response(connection, UInt32(response.status.rawValue), prepared)
-    }
-
-    /// Answers `answer` (a 408, or a 400 when the client closed its side) to a request whose body stopped short of its
-    /// end, unless it was answered already; libmicrohttpd closes the connection next. libmicrohttpd queues an answer only before it reads a body or once the body is
-    /// complete, so this one is written on the connection's socket directly: libmicrohttpd has sent nothing of this
-    /// request and sends nothing more on the connection.
-    private func answerUnfinishedBody(
-        _ context: RequestContext, with answer: HTTPResponse, on connection: OpaquePointer, because reason: String
-    ) {
-        guard context.abandon() else { return }
-        configuration.log("request \(context.id): \(reason); answered \(answer.status)")
-        let record = CompletedRequest(
-            id: context.id, method: context.method, route: context.route, status: answer.status,
-            bytes: answer.body.count, duration: ContinuousClock.now - context.started,
-            remoteAddress: context.remoteAddress, principal: nil, clientCertificate: context.clientCertificate)
-        answerOnSocket(answer, record: record, on: geoledger_mhd_connection_socket(connection))
-    }
-
-    static let requestTimeout = HTTPResponse.error(
-        .requestTimeout, code: "request_timeout",
-        message: "the request did not arrive in time; nothing of it was used")
-
-    static let incompleteRequest = HTTPResponse.error(
-        .badRequest, code: "incomplete_request",
-        message: "the connection ended before the request did; nothing of it was used")
-
-    /// Writes the answer to a request that stopped arriving (its headers or its body), on the connection's socket.
-    /// - Parameter recorded: whether to report it as a request's answer (a refused connection is counted apart).
-    private func answerOnSocket(_ answer: HTTPResponse, record: CompletedRequest, on socket: Int32, recorded: Bool = true) {
-        let id = record.id
-        var response = answer
-        response.headers.set("X-Request-Id", id)
-        response.headers.set("Connection", "close")
-        if recorded { configuration.completed(record) }
-        // On a TLS connection the answer would have to go through its session, which libmicrohttpd's polling thread
-        // owns: the client sees the connection closed instead.
-        guard socket >= 0, certificates == nil else { return }
-        let bytes = Self.wireFormat(response)
-        // The socket's buffer is empty (the connection was reading), so a small answer goes out at once; should it
-        // not, the client gets the connection closed, as it would without this answer.
-        if sendWithoutWaiting(bytes, on: socket) != bytes.count {
-            configuration.log("request \(id): the \(answer.status) answer could not be sent whole")
-        }
-    }
-
-    /// A response as HTTP/1.1 puts it on the wire, for what libmicrohttpd cannot send.
-    static func wireFormat(_ response: HTTPResponse) -> [UInt8] {
-        let reason = MHD_get_reason_phrase_for(UInt32(response.status.rawValue)).map { String(cString: $0) } ?? ""
-        var head = "HTTP/1.1 \(response.status.rawValue) \(reason)\r\n"
-        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(response.body.count)\r\n\r\n"
-        return Array(head.utf8) + response.body
-    }
-
-    /// Reports an answer to the application (``HTTPServer/Configuration/completed``).
-    private func record(_ response: HTTPResponse, for context: RequestContext) {
-        configuration.completed(CompletedRequest(
-            id: context.id, method: context.method, route: context.route, status: response.status,
-            bytes: response.body.count, duration: ContinuousClock.now - context.started,
-            remoteAddress: context.remoteAddress, principal: response.principal,
-            clientCertificate: context.clientCertificate))
-    }
-
-    /// libmicrohttpd's copy of the response, or nil if it refuses a header (a line break in a value,
-    /// or `Content-Length`, which it sets itself).
-    private static func makeResponse(_ response: HTTPResponse) -> OpaquePointer? {
-        let created = response.body.withUnsafeBytes { body in
-            // Copied: the bytes need not outlive this call.
-            MHD_create_response_from_buffer(
-                body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let created else { return nil }
-        for (name, value) in response.headers where MHD_add_response_header(created, name, value) != .YES {
-            MHD_destroy_response(created)
-            return nil
-        }
-        return created
-    }
-
-    private static let shuttingDown = HTTPResponse.error(
-        .serviceUnavailable, code: "shutting_down", message: "the server is shutting down")
-
-    private static func newRequestID() -> String {
-        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-}
-
-/// Writes what the socket takes at once; the bytes written, or -1.
-private func sendWithoutWaiting(_ bytes: [UInt8], on socket: Int32) -> Int {
-    bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-}
-
-// MARK: - The C callbacks: no captures; the dispatcher comes through the context pointer.
-
-let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, version, upload, uploadSize, slot in
-    guard let context, let connection, let url, let method, let uploadSize, let slot else { return .NO }
-    return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
-        .access(connection, url: url, method: method, version: version, upload: upload, uploadSize: uploadSize, slot: slot)
-}
-
-let requestLineCallback: geoledger_mhd_request_line_callback = { context, target, connection in
-    guard let context, let target, let connection else { return nil }
-    return Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().requestLine(connection, target: target)
-}
-
-let connectionCallback: MHD_NotifyConnectionCallback = { context, connection, socketContext, code in
-    guard let context, let connection, let socketContext else { return }
-    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().connection(connection, context: socketContext, code: code)
-}
-
-let completedCallback: MHD_RequestCompletedCallback = { context, connection, slot, reason in
-    guard let context, let slot else { return }
-    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().completed(connection, slot: slot, reason: reason)
-}
-
-let logCallback: MHD_LogCallback = { context, format, arguments in
-    guard let context, let format, let arguments else { return }
-    var buffer = [UInt8](repeating: 0, count: 1024)
-    let length = buffer.withUnsafeMutableBufferPointer { target in
-        target.withMemoryRebound(to: CChar.self) { Int(vsnprintf($0.baseAddress, $0.count, format, arguments)) }
-    }
-    var message = String(decoding: buffer[0..<min(max(length, 0), buffer.count - 1)], as: UTF8.self)
-    while message.hasSuffix("\n") { message.removeLast() }
-    Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().configuration.log("libmicrohttpd: " + message)
 }

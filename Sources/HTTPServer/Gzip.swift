@@ -2,28 +2,22 @@ internal import CZlib
 
 /// gzip through zlib: request bodies sent with `Content-Encoding: gzip`, and response bodies.
 enum Gzip {
-    enum InflateError: Error, Equatable {
-        /// The inflated body would be larger than the limit. Nothing past the limit was kept.
-        case tooLarge
-        /// Not gzip, or cut short; zlib's reason.
-        case malformed(String)
-    }
-
     /// Inflates one or more concatenated gzip members, stopping as soon as the output passes `limit` bytes,
     /// so a small body that inflates to gigabytes costs at most `limit` bytes of memory.
-    static func inflate(_ input: [UInt8], limit: Int) throws(InflateError) -> [UInt8] {
+    /// - Throws: ``HTTPServerError`` of kind `bodyTooLarge` past the limit, `malformedBody` for what is not gzip.
+    static func inflate(_ input: [UInt8], limit: Int) throws(HTTPServerError) -> [UInt8] {
         guard !input.isEmpty else { return [] }
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer { stream.deallocate() }
         guard geoledger_inflate_init_gzip(stream) == Z_OK else {
-            throw .malformed("zlib could not start inflating")
+            throw HTTPServerError(.malformedBody, "zlib could not start inflating")
         }
         defer { inflateEnd(stream) }
 
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let result: Result<Void, InflateError> = input.withUnsafeBufferPointer { source in
+        let result: Result<Void, HTTPServerError> = input.withUnsafeBufferPointer { source in
             stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress!)
             stream.pointee.avail_in = UInt32(source.count)
             while true {
@@ -33,24 +27,26 @@ enum Gzip {
                     let status = CZlib.inflate(stream, Z_NO_FLUSH)
                     return (status, buffer.count - Int(stream.pointee.avail_out))
                 }
-                guard output.count + produced <= limit else { return .failure(.tooLarge) }
+                guard output.count + produced <= limit else {
+                    return .failure(HTTPServerError(.bodyTooLarge, "the body inflates to more than \(limit) bytes"))
+                }
                 output.append(contentsOf: chunk[0..<produced])
                 switch status {
                 case Z_STREAM_END:
                     // Another member may follow (RFC 1952 allows several).
                     guard stream.pointee.avail_in > 0 else { return .success(()) }
                     guard inflateReset(stream) == Z_OK else {
-                        return .failure(.malformed("zlib could not read the next member"))
+                        return .failure(HTTPServerError(.malformedBody, "zlib could not read the next member"))
                     }
                 case Z_OK:
                     continue
                 case Z_BUF_ERROR where stream.pointee.avail_in == 0:
-                    return .failure(.malformed("the gzip data ends before its end"))
+                    return .failure(HTTPServerError(.malformedBody, "the gzip data ends before its end"))
                 case Z_BUF_ERROR where produced > 0:
                     continue
                 default:
                     let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                    return .failure(.malformed(reason))
+                    return .failure(HTTPServerError(.malformedBody, reason))
                 }
             }
         }

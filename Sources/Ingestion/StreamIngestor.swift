@@ -50,9 +50,8 @@ public struct StreamIngestor {
     let batchSize: Int
 
     /// Events per transaction unless told otherwise. Each batch costs a dozen round trips to the database, so larger
-    /// batches append faster: on 200,000 of the bench's events, 4000 measured about 6% faster than 1000, and 8000 no
-    /// faster than 4000. Memory stays bounded by a few batches. A batch holds the append lock while it is written
-    /// (a fifth of a second or so for 4000 events here), so other writers wait up to that long.
+    /// batches append faster, up to a point (docs/performance.md has the measurements). Memory stays bounded by a few
+    /// batches. A batch holds the append lock while it is written, so other writers wait up to that long.
     public static let defaultBatchSize = 4000
 
     /// A batch also ends once its items hold this many bytes of input, so that items near the size limit make
@@ -328,8 +327,8 @@ private final class BatchQueue<Batch: Sendable>: Sendable {
         }
     }
 
-    /// Hands what a stage is done with over to be released on the producing thread: freeing a batch's objects
-    /// measured a few µs an event, time the database would otherwise wait for on the writing thread.
+    /// Hands what a stage is done with over to be released on the producing thread: freeing a batch's objects takes
+    /// time the database would otherwise wait for on the writing thread.
     func recycle(_ spent: any Sendable) {
         state.withLock { $0.spent.append(spent) }
     }

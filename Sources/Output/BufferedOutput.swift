@@ -9,23 +9,6 @@
 // reader of a pipe went away, quietly with status 141. The program ignores SIGPIPE so that such a write fails with
 // EPIPE instead of killing the process.
 
-/// A write that failed: to where, and the system's reason.
-public struct WriteFailed: Error, CustomStringConvertible {
-    /// A path, or "standard output".
-    public let target: String
-    public let code: Int32
-
-    public init(target: String, code: Int32) {
-        self.target = target
-        self.code = code
-    }
-
-    /// The reader of a pipe went away, as `head` does once it has its lines: not worth a message.
-    public var isBrokenPipe: Bool { code == EPIPE }
-
-    public var description: String { "cannot write \(target): \(String(cString: strerror(code)))" }
-}
-
 /// Writes all of `bytes` to a file descriptor, retrying short writes and interruptions.
 /// - Parameter target: what a failure calls the descriptor.
 public func writeAll(_ bytes: [UInt8], to descriptor: Int32, target: String) throws {
@@ -38,7 +21,7 @@ public func writeAll(_ bytes: [UInt8], to descriptor: Int32, target: String) thr
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
-                throw WriteFailed(target: target, code: written < 0 ? errno : EIO)
+                throw OutputError.writeFailed(target: target, code: written < 0 ? errno : EIO)
             }
         }
     }
@@ -84,9 +67,9 @@ public struct BufferedOutput {
 }
 
 /// Flushes what `print` left in standard output's buffer.
-/// - Throws: ``WriteFailed`` when a write failed, at this flush or at an earlier one (then with the last reason
+/// - Throws: ``OutputError/writeFailed(target:code:)`` when a write failed, at this flush or at an earlier one (then with the last reason
 ///   recorded).
 public func flushPrintedOutput() throws {
     guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return }
-    throw WriteFailed(target: "standard output", code: errno == 0 ? EIO : errno)
+    throw OutputError.writeFailed(target: "standard output", code: errno == 0 ? EIO : errno)
 }

@@ -2,7 +2,7 @@
 enum GeoJSON {
     static func featureCollection(_ table: Table, _ values: ValueText) throws -> String {
         guard let features = features(table, values) else {
-            throw OutputError(description: "geojson needs positions, and this result has no latitude and longitude columns")
+            throw OutputError.noPositions
         }
         return collection(features)
     }
@@ -12,7 +12,7 @@ enum GeoJSON {
     static func featureCollection(_ document: Document, _ values: ValueText) throws -> String {
         let located = document.sections.compactMap { features(document.rows(of: $0), values) }
         guard !located.isEmpty else {
-            throw OutputError(description: "geojson needs positions, and this result has no latitude and longitude columns")
+            throw OutputError.noPositions
         }
         return collection(located.flatMap { $0 })
     }

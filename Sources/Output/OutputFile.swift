@@ -14,7 +14,7 @@ public final class OutputFile {
     private var ownsDescriptor: Bool
 
     /// Opens `path` for writing, created with mode 0644 (less the umask) or truncated; `-` is standard output.
-    /// - Throws: ``OpenFailed`` naming the path and the reason.
+    /// - Throws: ``OutputError/openFailed(path:code:)`` naming the path and the reason.
     public init(path: String) throws {
         self.path = path
         if path == "-" {
@@ -23,7 +23,7 @@ public final class OutputFile {
             ownsDescriptor = false
         } else {
             descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw OpenFailed(path: path, code: errno) }
+            guard descriptor >= 0 else { throw OutputError.openFailed(path: path, code: errno) }
             output = BufferedOutput(descriptor: descriptor, target: path)
             ownsDescriptor = true
         }
@@ -52,7 +52,7 @@ public final class OutputFile {
         try output.flush()
         guard ownsDescriptor else { return }
         ownsDescriptor = false
-        guard close(descriptor) == 0 else { throw WriteFailed(target: path, code: errno) }
+        guard close(descriptor) == 0 else { throw OutputError.writeFailed(target: path, code: errno) }
     }
 
     deinit {
@@ -61,9 +61,3 @@ public final class OutputFile {
 }
 
 /// A file that could not be opened for writing.
-public struct OpenFailed: Error, CustomStringConvertible {
-    public let path: String
-    public let code: Int32
-
-    public var description: String { "cannot open \(path): \(String(cString: strerror(code)))" }
-}

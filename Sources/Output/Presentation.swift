@@ -32,7 +32,7 @@ public struct Presentation: Sendable {
 
 extension Table {
     /// The table written in `format`, ending in a newline.
-    /// - Throws: ``OutputError`` for GeoJSON when the table has no latitude and longitude columns.
+    /// - Throws: ``OutputError/noPositions`` for GeoJSON when the table has no latitude and longitude columns.
     public func rendered(as format: Format, _ presentation: Presentation = Presentation()) throws -> String {
         let values = ValueText(presentation, format: format)
         switch format {
@@ -60,6 +60,3 @@ extension Document {
 }
 
 /// A result that cannot be written in the format asked for.
-public struct OutputError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-}

@@ -18,6 +18,8 @@ extension Connection {
     /// Sends a statement with `send` (a `PQsend...` call) and reads its results: the last one, as `PQexec` gives it,
     /// or the one that starts a COPY.
     func exec(_ query: String, kind: PostgresError.Kind = .query, _ send: (OpaquePointer) -> Int32) throws -> OpaquePointer? {
+        let started = configuration.slowStatementSeconds.map { _ in ContinuousClock.now }
+        defer { if let started { noteIfSlow(query, took: ContinuousClock.now - started) } }
         let conn = try handle()
         guard send(conn) == 1 else { throw error(from: nil, query: query, kind: kind) }
         try flushOutput(query: query)
@@ -34,6 +36,19 @@ extension Connection {
             throw error
         }
         return last
+    }
+
+    /// Logs a statement that took ``PostgresConfiguration/slowStatementSeconds`` or longer: its text (whitespace
+    /// folded, cut at 500 characters), never its parameters, which may be anyone's data.
+    private func noteIfSlow(_ query: String, took duration: Duration) {
+        let seconds = duration / .seconds(1)
+        guard let threshold = configuration.slowStatementSeconds, seconds >= threshold else { return }
+        let folded = query.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        configuration.logger.warning("slow statement", [
+            "milliseconds": String(Int((seconds * 1000).rounded())),
+            "thresholdMilliseconds": String(Int((threshold * 1000).rounded())),
+            "statement": folded.count > 500 ? String(folded.prefix(500)) + "…" : folded,
+        ])
     }
 
     /// The next result of the statement in progress, nil after its last; waits for it within the timeout.

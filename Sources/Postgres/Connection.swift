@@ -17,7 +17,7 @@ import Darwin
 public final class Connection: @unchecked Sendable {
     // @unchecked: `conn` is used only inside `exclusively`, which one thread at a time can be in (or the program stops).
     private var conn: OpaquePointer?
-    let configuration: PostgresConfiguration
+    public let configuration: PostgresConfiguration
     /// The thread inside a call on this connection, 0 when none.
     private let user = Atomic<UInt>(0)
 

@@ -100,8 +100,15 @@ public final class ConnectionPool: Sendable {
             if candidate.isHealthy() { return candidate }
             candidate.close()
             state.withLock { $0.open -= 1 }
+            configuration.logger.info("an idle connection to the database broke; reconnecting")
         }
-        let connection = try Connection.connect(configuration)
+        let connection: Connection
+        do {
+            connection = try Connection.connect(configuration)
+        } catch let error as PostgresError {
+            configuration.logger.warning("cannot connect to the database", ["error": error.message])
+            throw error
+        }
         state.withLock { $0.open += 1 }
         return connection
     }
@@ -128,6 +135,11 @@ public final class ConnectionPool: Sendable {
             return true
         }
         if !kept { connection.close() }
+        if let error, !reusable, Self.breaksConnection(error) {
+            configuration.logger.warning(
+                "a connection to the database broke and is dropped; the next caller reconnects",
+                ["error": (error as? PostgresError)?.message ?? "\(error)"])
+        }
     }
 
     private static func breaksConnection(_ error: Error) -> Bool {

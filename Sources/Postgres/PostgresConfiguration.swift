@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Logging
 
 /// Where and how to connect: a libpq connection string, kept as given, and how long to wait for the server.
 ///
@@ -16,6 +17,11 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public let statementTimeout: Double?
     /// How a user changes the timeout (e.g. an environment variable), named in the error when it runs out.
     public let statementTimeoutSetting: String?
+    /// Where connections say what is worth a line: a slow statement, a reconnect, a deadlock retried by a caller.
+    public private(set) var logger = Logger.discarding
+    /// Seconds from which a statement is logged as slow (at `warning`, with its text, never its parameters); nil:
+    /// none is.
+    public private(set) var slowStatementSeconds: Double?
 
     public init(connectionString: String, statementTimeout: Double? = nil, statementTimeoutSetting: String? = nil) {
         self.connectionString = connectionString
@@ -27,6 +33,16 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// - Parameter setting: how a user changes it, named in the error when it runs out.
     public func withStatementTimeout(_ seconds: Double?, setBy setting: String? = nil) -> PostgresConfiguration {
         PostgresConfiguration(connectionString: connectionString, statementTimeout: seconds, statementTimeoutSetting: setting)
+            .withLogging(logger, slowStatementSeconds: slowStatementSeconds)
+    }
+
+    /// The same connection, saying what is worth a line to `logger`.
+    /// - Parameter slowStatementSeconds: a statement that takes this long or longer is logged; nil or 0: none.
+    public func withLogging(_ logger: Logger, slowStatementSeconds: Double?) -> PostgresConfiguration {
+        var configured = self
+        configured.logger = logger
+        configured.slowStatementSeconds = slowStatementSeconds.flatMap { $0 > 0 ? $0 : nil }
+        return configured
     }
 
     /// `DATABASE_URL` when it is set and not empty, else the `PG*` variables of `env`.
@@ -58,6 +74,7 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         return PostgresConfiguration(
             connectionString: ConnInfo.render(options), statementTimeout: statementTimeout,
             statementTimeoutSetting: statementTimeoutSetting)
+            .withLogging(logger, slowStatementSeconds: slowStatementSeconds)
     }
 
     /// The string libpq connects with: the given one, plus TCP keepalives that notice a dead server within about a
@@ -135,15 +152,11 @@ enum ConnInfo {
         var isSecret: Bool
     }
 
-    struct ParseError: Error {
-        var message: String
-    }
-
     static func parse(_ string: String) throws -> [Option] {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(string, &errorMessage) else {
             defer { if let errorMessage { PQfreemem(errorMessage) } }
-            throw ParseError(message: errorMessage.map { String(cString: $0) } ?? "invalid connection string")
+            throw PostgresError(.connection, errorMessage.map { String(cString: $0) } ?? "invalid connection string")
         }
         defer { PQconninfoFree(options) }
         return collect(options)

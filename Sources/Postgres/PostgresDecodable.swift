@@ -21,14 +21,8 @@ extension PostgresDecodable {
     }
 }
 
-/// Why a column text did not decode; `Row` turns it into a `PostgresError` naming the column.
-@usableFromInline
-struct DecodingFailure: Error {
-    @usableFromInline var reason: String
-}
-
 private func integer<T: FixedWidthInteger>(_ text: String, _ type: T.Type) throws -> T {
-    guard let value = T(text) else { throw DecodingFailure(reason: "not a \(T.self)") }
+    guard let value = T(text) else { throw PostgresError(.decoding, "not a \(T.self)") }
     return value
 }
 
@@ -54,7 +48,7 @@ extension UInt8: PostgresDecodable {
     /// Bytes come from `bytea` in hex form.
     public static func postgresArray(fromText text: String) throws -> [UInt8] {
         guard let bytes = ByteaHex.decode(text) else {
-            throw DecodingFailure(reason: "not bytea in hex form")
+            throw PostgresError(.decoding, "not bytea in hex form")
         }
         return bytes
     }
@@ -68,7 +62,7 @@ extension Double: PostgresDecodable {
         case "-Infinity": self = -.infinity
         default:
             guard let value = Double(postgresText), value.isFinite else {
-                throw DecodingFailure(reason: "not a number")
+                throw PostgresError(.decoding, "not a number")
             }
             self = value
         }
@@ -80,7 +74,7 @@ extension Bool: PostgresDecodable {
         switch postgresText {
         case "t", "true": self = true
         case "f", "false": self = false
-        default: throw DecodingFailure(reason: "not a boolean")
+        default: throw PostgresError(.decoding, "not a boolean")
         }
     }
 }
@@ -91,7 +85,7 @@ extension String: PostgresDecodable {
 
 extension UUID: PostgresDecodable {
     public init(postgresText: String) throws {
-        guard let uuid = UUID(text: postgresText) else { throw DecodingFailure(reason: "not a UUID") }
+        guard let uuid = UUID(text: postgresText) else { throw PostgresError(.decoding, "not a UUID") }
         self = uuid
     }
 }
@@ -99,7 +93,7 @@ extension UUID: PostgresDecodable {
 extension Date: PostgresDecodable {
     public init(postgresText: String) throws {
         guard let date = Timestamp.parse(postgresText) else {
-            throw DecodingFailure(reason: "not an ISO timestamp")
+            throw PostgresError(.decoding, "not an ISO timestamp")
         }
         self = date
     }
@@ -108,7 +102,7 @@ extension Date: PostgresDecodable {
 extension Data: PostgresDecodable {
     public init(postgresText: String) throws {
         guard let bytes = ByteaHex.decode(postgresText) else {
-            throw DecodingFailure(reason: "not bytea in hex form")
+            throw PostgresError(.decoding, "not bytea in hex form")
         }
         self = Data(bytes)
     }
@@ -134,7 +128,7 @@ enum ArrayLiteralParser {
             } else if let null = Element.postgresNull {
                 elements.append(null)
             } else {
-                throw DecodingFailure(reason: "array holds NULL; decode as an array of optionals")
+                throw PostgresError(.decoding, "array holds NULL; decode as an array of optionals")
             }
         }
         return elements
@@ -148,7 +142,7 @@ enum ArrayLiteralParser {
             scalars = scalars[(equals + 1)...]
         }
         guard scalars.first == "{", scalars.last == "}" else {
-            throw DecodingFailure(reason: "not an array literal")
+            throw PostgresError(.decoding, "not an array literal")
         }
         scalars = scalars.dropFirst().dropLast()
         var items: [String?] = []
@@ -167,7 +161,7 @@ enum ArrayLiteralParser {
                     item.append(scalars[index])
                     index += 1
                 }
-                guard index < scalars.endIndex else { throw DecodingFailure(reason: "unterminated quote in array") }
+                guard index < scalars.endIndex else { throw PostgresError(.decoding, "unterminated quote in array") }
                 index += 1
             } else if index < scalars.endIndex, scalars[index] == "{" {
                 // A nested dimension: keep its text whole, braces and quotes included.
@@ -206,7 +200,7 @@ enum ArrayLiteralParser {
             items.append(!quoted && value.uppercased() == "NULL" ? nil : value)
             while index < scalars.endIndex, scalars[index] == " " { index += 1 }
             if index == scalars.endIndex { break }
-            guard scalars[index] == "," else { throw DecodingFailure(reason: "malformed array literal") }
+            guard scalars[index] == "," else { throw PostgresError(.decoding, "malformed array literal") }
             index += 1
         }
         return items

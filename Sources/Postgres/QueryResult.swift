@@ -93,8 +93,8 @@ public struct Row: Sendable {
         }
         do {
             return try T(postgresText: text)
-        } catch let error as DecodingFailure {
-            throw failure(column, T.self, "cannot be read as \(T.self): \(error.reason)")
+        } catch let error as PostgresError where error.kind == .decoding {
+            throw failure(column, T.self, "cannot be read as \(T.self): \(error.message)")
         }
     }
 

@@ -18,9 +18,9 @@ enum Timestamp {
         }
         let date = CivilDate(daysSince1970: Int(days))
         let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
-        // Written in place into the string's own storage: appended to an array digit by digit and then copied into a
-        // string, the text cost ten times the instructions of its 27 bytes, once per event stored. Within the range checked
-        // above the year has at most 4 digits, so 40 bytes always hold the text.
+        // Written in place into the string's own storage: appending to an array digit by digit and then copying it into
+        // a string cost many times the instructions of its 27 bytes (docs/performance.md), once per event stored.
+        // Within the range checked above the year has at most 4 digits, so 40 bytes always hold the text.
         return String(unsafeUninitializedCapacity: 40) { text in
             var count = 0
             func put(_ byte: UInt8) {

@@ -45,9 +45,10 @@ public struct ProjectionLag: Sendable, Equatable {
     }
 }
 
-/// A read or an append that found the projections too far behind the log: a read waited for them to pass the log's
-/// head as of its start and they did not within the bound; an append found them more events behind than allowed.
-public struct ProjectionsBehind: Error, CustomStringConvertible, Sendable {
+/// A read or an append that found the projections too far behind the log (``ProjectionError/behind(_:)``): a read
+/// waited for them to pass the log's head as of its start and they did not within the bound; an append found them
+/// more events behind than allowed.
+public struct ProjectionsBehind: CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable { case read, append }
     public let kind: Kind
     /// Events the projections were behind when the caller gave up.

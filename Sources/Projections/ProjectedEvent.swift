@@ -333,20 +333,6 @@ public struct ProjectedEvent: Sendable, Equatable {
     }
 }
 
-/// A stored event the projections cannot read: names its position.
-public struct ProjectionError: Error, CustomStringConvertible {
-    /// The event's position in the log; 0 while it is not appended yet.
-    public private(set) var position: Int64
-    public let reason: String
-
-    public init(_ position: Int64, _ reason: String) {
-        self.position = position
-        self.reason = reason
-    }
-
-    public var description: String { "event at position \(position): \(reason)" }
-}
-
 /// Reads required fields, naming the missing one.
 private struct FieldReader {
     let position: Int64

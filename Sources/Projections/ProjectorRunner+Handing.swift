@@ -61,7 +61,7 @@ extension ProjectorRunner {
 
     /// Returns once the projections hold every event committed before the call: the log's head as of now. While the
     /// projector runs in the background it is woken and waited for; otherwise the caller projects on `connection`.
-    /// - Throws: ``ProjectionsBehind`` past ``Settings/readTimeout``.
+    /// - Throws: ``ProjectionError/behind(_:)`` past ``Settings/readTimeout``.
     public func awaitProjected(on connection: Connection) throws {
         let head = try EventLog().headPosition(on: connection)
         noteHead(head)
@@ -91,8 +91,8 @@ extension ProjectorRunner {
             }
         }
         let status = self.status
-        throw ProjectionsBehind(
-            kind: .read, events: max(0, head - status.position), bound: settings.readTimeout, lastError: status.lastError)
+        throw ProjectionError.behind(ProjectionsBehind(
+            kind: .read, events: max(0, head - status.position), bound: settings.readTimeout, lastError: status.lastError))
     }
 
     func failed(_ error: any Error) {
@@ -117,14 +117,14 @@ extension ProjectorRunner {
         }
         if let held {
             wake.signal()
-            throw ProjectionsBehind(
-                kind: .append, events: held.lag, bound: Double(settings.maximumLag), lastError: held.lastError)
+            throw ProjectionError.behind(ProjectionsBehind(
+                kind: .append, events: held.lag, bound: Double(settings.maximumLag), lastError: held.lastError))
         }
     }
 
     /// Waits until the projections are within ``Settings/maximumLag`` events of the log as last seen, for a writer that
     /// would rather slow down than fail; the background projector must be running.
-    /// - Throws: ``ProjectionsBehind`` when the projector has not moved for ``Settings/appendPatience`` seconds
+    /// - Throws: ``ProjectionError/behind(_:)`` when the projector has not moved for ``Settings/appendPatience`` seconds
     ///   meanwhile (it fails).
     public func waitForRoom() throws {
         var lastMoved = (position: status.position, at: Date())
@@ -134,8 +134,8 @@ extension ProjectorRunner {
             if status.position != lastMoved.position {
                 lastMoved = (status.position, Date())
             } else if Date().timeIntervalSince(lastMoved.at) > settings.appendPatience {
-                throw ProjectionsBehind(
-                    kind: .append, events: status.lag, bound: Double(settings.maximumLag), lastError: status.lastError)
+                throw ProjectionError.behind(ProjectionsBehind(
+                    kind: .append, events: status.lag, bound: Double(settings.maximumLag), lastError: status.lastError))
             }
             let semaphore = DispatchSemaphore(value: 0)
             state.withLock { $0.waiters.append(($0.status.head - settings.maximumLag, semaphore)) }

@@ -44,7 +44,7 @@ public struct Replayer: Sendable {
         // replay lock held.
         try coordinator.execute("SET client_connection_check_interval = '1s'")
         guard try coordinator.query("SELECT pg_try_advisory_lock($1)", [Self.replayLockKey]).first?.decode(0, as: Bool.self) == true else {
-            throw ReplayError.alreadyRunning
+            throw ProjectionError.replayAlreadyRunning
         }
         defer { _ = try? coordinator.query("SELECT pg_advisory_unlock($1)", [Self.replayLockKey]) }
         // The replay lock is held by every replay running, so a rebuild found now is one whose replay was killed.
@@ -154,16 +154,6 @@ private func onConnections(
     }
     finished.wait()
     if let failure = failures.withLock({ $0.first }) { throw failure }
-}
-
-public enum ReplayError: Error, Equatable, CustomStringConvertible {
-    case alreadyRunning
-
-    public var description: String {
-        switch self {
-        case .alreadyRunning: "another replay is running on this database; wait for it to finish"
-        }
-    }
 }
 
 /// The fresh copy of the `projections` schema that replay fills: the same tables, keys and indexes, the keys and

@@ -188,7 +188,7 @@ public struct History: Sendable {
             positions("fix"))
         var entries: [HistoryEntry] = []
         for row in page {
-            guard let event = events[row.position] else { throw HistoryError("the log holds no event at position \(row.position)") }
+            guard let event = events[row.position] else { throw QueryError.missingEvent(position: row.position) }
             let fix = fixes[row.position]
             let failure = failures[row.position]
             let visit = visits[row.position]
@@ -321,7 +321,3 @@ extension HistorySubject {
     }
 }
 
-struct HistoryError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -36,37 +36,24 @@ public struct ReportFilters: Sendable, Equatable {
     }
 
     /// Checks that `report` takes every filter given and that each is in range.
-    /// - Throws: ``ReportFilterError`` naming the filter.
+    /// - Throws: ``QueryError/filter(name:message:)`` naming the filter.
     public func check(for report: Report) throws {
         if threshold != nil, report.defaultThreshold == nil {
-            throw ReportFilterError(filter: "threshold", "only terminal-drift and visit-distance take a threshold")
+            throw QueryError.filter(name: "threshold", message: "only terminal-drift and visit-distance take a threshold")
         }
         if let threshold, !(threshold.isFinite && threshold >= 0) {
-            throw ReportFilterError(filter: "threshold", "must be metres, 0 or more")
+            throw QueryError.filter(name: "threshold", message: "must be metres, 0 or more")
         }
         if days != nil, report.defaultDays == nil {
-            throw ReportFilterError(filter: "days", "only stale takes days")
+            throw QueryError.filter(name: "days", message: "only stale takes days")
         }
-        if let days, days < 0 { throw ReportFilterError(filter: "days", "must be 0 or more") }
+        if let days, days < 0 { throw QueryError.filter(name: "days", message: "must be 0 or more") }
         if from != nil, !report.takesFrom {
-            throw ReportFilterError(filter: "from", "stale counts days back from one instant: give --to")
+            throw QueryError.filter(name: "from", message: "stale counts days back from one instant: give --to")
         }
         if let from, let to, from >= to, report.takesFrom {
-            throw ReportFilterError(filter: "to", "must be after from")
+            throw QueryError.filter(name: "to", message: "must be after from")
         }
     }
 }
 
-/// A filter a report does not take, or one out of range.
-public struct ReportFilterError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The filter's name, as the command line's option without its dashes.
-    public let filter: String
-    public let message: String
-
-    public init(filter: String, _ message: String) {
-        self.filter = filter
-        self.message = message
-    }
-
-    public var description: String { "--\(filter): \(message)" }
-}

@@ -6,7 +6,7 @@ import Postgres
 /// ``Report/columns``, for ``Output`` to write in any format.
 public enum Reports {
     /// The report's rows for the filters.
-    /// - Throws: ``ReportFilterError`` when the report does not take a filter given; the connection's errors.
+    /// - Throws: ``QueryError/filter(name:message:)`` when the report does not take a filter given; the connection's errors.
     public static func table(_ report: Report, _ filters: ReportFilters, on connection: Connection) throws -> Table {
         try filters.check(for: report)
         let sql: String
@@ -66,15 +66,10 @@ public enum Reports {
         var counts: [String: Int64] = [:]
         for pair in text.split(separator: ",") {
             let parts = pair.split(separator: "=")
-            guard parts.count == 2, let count = Int64(parts[1]) else { throw ReportRowError(text: text) }
+            guard parts.count == 2, let count = Int64(parts[1]) else { throw QueryError.malformedCounts(text) }
             counts[parts[0].trimmingCharacters(in: .whitespaces)] = count
         }
         return counts
     }
 }
 
-/// A report's row that does not read as its column says.
-struct ReportRowError: Error, CustomStringConvertible {
-    let text: String
-    var description: String { "a report's counts are not name=n, ...: '\(text)'" }
-}

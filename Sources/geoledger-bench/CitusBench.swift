@@ -20,7 +20,7 @@ enum CitusBench {
     /// Events in the workload unless `--events` says otherwise: a few minutes in all on a 2-core machine.
     static let defaultEvents = 100_000
     static let defaultPort = 55446
-    static let optionNames = IngestBench.Options.workloadNames.union(["port", "dir"])
+    static let optionNames = Bench.Options.workloadNames.union(["port", "dir"])
 
     /// Where the stages run.
     struct Engine {
@@ -35,7 +35,7 @@ enum CitusBench {
     }
 
     static func run(_ arguments: Arguments) throws {
-        var options = try IngestBench.Options(arguments)
+        var options = try Bench.Options(arguments)
         if arguments.value("events") == nil { options.events = defaultEvents }
         let port = try arguments.value("port").map { text in
             guard let port = Int(text), (1...65533).contains(port) else { throw UsageError("--port must be a port number up to 65533") }
@@ -45,7 +45,7 @@ enum CitusBench {
             throw UsageError("--dir \(folder) exists: name a new folder (it is removed at the end)")
         }
         let plain = PostgresConfiguration.fromEnvironment()
-        try IngestBench.withWorkload(options) { path, _ in
+        try Bench.withWorkload(options) { path, _ in
             try stages(Engine(prefix: "plain_", server: plain, cluster: nil, nodes: [try ServerCPU(name: "server", server: plain)]),
                        workload: path, options: options)
             try withCluster(port: port, folder: arguments.value("dir")) { cluster in
@@ -73,25 +73,19 @@ enum CitusBench {
     }
 
     /// Every stage on a fresh database of `engine`, with its prefix on every line.
-    static func stages(_ engine: Engine, workload path: String, options: IngestBench.Options) throws {
+    static func stages(_ engine: Engine, workload path: String, options: Bench.Options) throws {
         try EmitPrefix.with(engine.prefix) {
             let admin = try Connection.connect(engine.server)
             defer { admin.close() }
-            try IngestBench.withDatabase(engine.server, admin: admin, cluster: engine.cluster) { connection, database in
-                let service = IngestService(
-                    classifier: try BoundaryClassifier.bundled(), projector: ProjectorRunner(configuration: database))
-                let descriptor = open(path, O_RDONLY)
-                guard descriptor >= 0 else { throw BenchError("cannot open \(path)") }
-                defer { close(descriptor) }
-                let decider = try Connection.connect(database)
-                defer { decider.close() }
-                try settle(engine, connection, before: "ingest")
-                try stage("ingest", engine) {
-                    let totals = try StreamIngestor(service: service, batchSize: options.batchSize)
-                        .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
-                    emit("ingest_duplicate=\(totals.duplicate)")
-                    emit("ingest_invalid=\(totals.invalid)")
-                    return totals.appended
+            try Bench.withDatabase(engine.server, admin: admin, cluster: engine.cluster) { connection, database in
+                try Bench.withIngest(of: path, into: database, batchSize: options.batchSize) { ingest in
+                    try settle(engine, connection, before: "ingest")
+                    try stage("ingest", engine) {
+                        let totals = try ingest(connection)
+                        emit("ingest_duplicate=\(totals.duplicate)")
+                        emit("ingest_invalid=\(totals.invalid)")
+                        return totals.appended
+                    }
                 }
                 try settle(engine, connection, before: "verify")
                 try stage("verify", engine) {
@@ -112,22 +106,22 @@ enum CitusBench {
     /// of this process (`client`), of each node and of all nodes (`server`).
     private static func stage(_ name: String, _ engine: Engine, _ body: () throws -> Int) throws {
         let before = engine.nodes.map { $0.seconds() }
-        let (events, timing) = try IngestBench.timed(body)
+        let (events, timing) = try Bench.timed(body)
         let used = zip(engine.nodes.map { $0.seconds() }, before).map { $0 - $1 }
         emit("\(name)_events=\(events)")
-        emit("\(name)_s=\(IngestBench.seconds(timing.wall))")
-        emit("\(name)_events_per_s=\(IngestBench.rate(events, timing.wall))")
-        emit("\(name)_client_us_per_event=\(IngestBench.microseconds(timing.clientCPU, per: events))")
+        emit("\(name)_s=\(Bench.seconds(timing.wall))")
+        emit("\(name)_events_per_s=\(Bench.rate(events, timing.wall))")
+        emit("\(name)_client_us_per_event=\(Bench.microseconds(timing.clientCPU, per: events))")
         if engine.nodes.count > 1 {
-            for (node, cpu) in zip(engine.nodes, used) { emit("\(name)_\(node.name)_us_per_event=\(IngestBench.microseconds(cpu, per: events))") }
+            for (node, cpu) in zip(engine.nodes, used) { emit("\(name)_\(node.name)_us_per_event=\(Bench.microseconds(cpu, per: events))") }
         }
-        emit("\(name)_server_us_per_event=\(IngestBench.microseconds(used.reduce(0, +), per: events))")
+        emit("\(name)_server_us_per_event=\(Bench.microseconds(used.reduce(0, +), per: events))")
     }
 
-    /// ``IngestBench/settle(_:before:)`` on the coordinator (whose VACUUM reaches the shards), and a checkpoint on
+    /// ``Bench/settle(_:before:)`` on the coordinator (whose VACUUM reaches the shards), and a checkpoint on
     /// each worker.
     private static func settle(_ engine: Engine, _ connection: Connection, before stage: String) throws {
-        try IngestBench.settle(connection, before: stage)
+        try Bench.settle(connection, before: stage)
         for worker in engine.cluster?.workers ?? [] {
             let node = try Connection.connect(worker.configuration(as: .superuser))
             defer { node.close() }

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import GeoledgerAPI
 import Postgres
+import RawHTTPClient
 import Synchronization
 import Workload
 
@@ -52,11 +53,11 @@ enum HTTPBench {
         ]
     }
 
-    /// - Parameter workload: the NDJSON file of the workload (``IngestBench/withWorkload(_:_:)``).
-    static func run(server: PostgresConfiguration, admin: Connection, options: IngestBench.Options, workload: String) throws -> Summary {
+    /// - Parameter workload: the NDJSON file of the workload (``Bench/withWorkload(_:_:)``).
+    static func run(server: PostgresConfiguration, admin: Connection, options: Bench.Options, workload: String) throws -> Summary {
         let spec = options.spec
         guard let file = FileManager.default.contents(atPath: workload) else { throw BenchError("cannot read \(workload)") }
-        let (bodies, rendering) = IngestBench.timed { () -> [[UInt8]] in
+        let (bodies, rendering) = Bench.timed { () -> [[UInt8]] in
             var bodies: [[UInt8]] = []
             var start = file.startIndex
             var lines = 0
@@ -74,15 +75,15 @@ enum HTTPBench {
         emit("http_batches=\(bodies.count)")
         emit("http_batch_events=\(batchSize)")
         emit("http_clients=\(clients)")
-        emit("http_rendering_s=\(IngestBench.seconds(rendering.wall))")
+        emit("http_rendering_s=\(Bench.seconds(rendering.wall))")
 
-        return try IngestBench.withDatabase(server, admin: admin) { connection, database in
+        return try Bench.withDatabase(server, admin: admin) { connection, database in
             let token = try TokenStore().create(name: "bench", scopes: [.admin], on: connection)
             let serve = try ServeProcess(database: database)
             defer { serve.stop() }
             emit("http_serve_threads=\(serve.threads)")
 
-            try IngestBench.settle(connection, before: "http")
+            try Bench.settle(connection, before: "http")
             let totals = Mutex([String: Int]())
             let next = Mutex(0)
             let port = serve.port
@@ -92,12 +93,12 @@ enum HTTPBench {
             let databaseBefore = postgres.seconds()
             // Two instants: when the last batch was acknowledged, and when the projector (serve's, behind the log) had
             // passed the last acknowledged event, which is when a read sees everything.
-            var acknowledged = IngestBench.Timing(wall: 0, clientCPU: 0, serverCPU: nil)
+            var acknowledged = Bench.Timing(wall: 0, clientCPU: 0, serverCPU: nil)
             var acknowledgedServeCPU = 0.0, acknowledgedDatabaseCPU = 0.0
-            let (_, ingest) = try IngestBench.timed(backends: []) {
-              let (_, posted) = try IngestBench.timed(backends: []) {
+            let (_, ingest) = try Bench.timed(backends: []) {
+              let (_, posted) = try Bench.timed(backends: []) {
                 try concurrently(clients) { _ in
-                    let client = try LoopbackClient(port: port)
+                    let client = try RawClient.bench(port: port)
                     while true {
                         let index = next.withLock { value in
                             defer { value += 1 }
@@ -122,16 +123,16 @@ enum HTTPBench {
             for status in statuses { emit("http_\(status)=\(counts[status, default: 0])") }
             let appended = counts["appended", default: 0]
             let perEvent = { (cpu: Double) in String(format: "%.1f", cpu / Double(max(appended, 1)) * 1e6) }
-            emit("http_s=\(IngestBench.seconds(acknowledged.wall))")
-            emit("http_projected_s=\(IngestBench.seconds(ingest.wall))")
-            emit("http_client_cpu_s=\(IngestBench.seconds(acknowledged.clientCPU))")
+            emit("http_s=\(Bench.seconds(acknowledged.wall))")
+            emit("http_projected_s=\(Bench.seconds(ingest.wall))")
+            emit("http_client_cpu_s=\(Bench.seconds(acknowledged.clientCPU))")
             // What the rate costs: the serve process (reading, validating, deciding, answering, projecting) and the
             // database, in CPU per appended event, until the last acknowledgement and until the projections hold it;
             // on a machine of few cores their sum bounds the rate.
             let serveCPU = serve.cpuSeconds() - serveBefore
             let databaseCPU = postgres.seconds() - databaseBefore
-            emit("http_serve_cpu_s=\(IngestBench.seconds(serveCPU))")
-            emit("http_server_cpu_s=\(IngestBench.seconds(databaseCPU))")
+            emit("http_serve_cpu_s=\(Bench.seconds(serveCPU))")
+            emit("http_server_cpu_s=\(Bench.seconds(databaseCPU))")
             emit("http_serve_us_per_event=\(perEvent(serveCPU))")
             emit("http_server_us_per_event=\(perEvent(databaseCPU))")
             emit("http_acknowledged_serve_us_per_event=\(perEvent(acknowledgedServeCPU))")
@@ -141,7 +142,7 @@ enum HTTPBench {
             emit("http_events_per_s=\(String(format: "%.0f", httpRate))")
             emit("http_projected_events_per_s=\(String(format: "%.0f", projectedRate))")
             // Where serve's projector took the events from: handed over by its appends, or read back from the log.
-            let metrics = String(decoding: try LoopbackClient(port: port).request("GET", "/metrics", token: token).body, as: UTF8.self)
+            let metrics = String(decoding: try RawClient.bench(port: port).request("GET", "/metrics", token: token).body, as: UTF8.self)
             for (name, source) in [("handed_over", "handed_over"), ("from_log", "log")] {
                 let line = metrics.split(separator: "\n").first { $0.hasPrefix("geoledger_projector_events_total{source=\"\(source)\"} ") }
                 emit("http_projector_events_\(name)=\(line.map { String($0.split(separator: " ").last!) } ?? "n/a")")
@@ -149,19 +150,19 @@ enum HTTPBench {
             if options.statements { try StatementStatistics.write("http", per: appended, on: connection) }
 
             // COPY of the same rows, as the ingest bench does it.
-            let rows = try IngestBench.storedRows(on: connection)
+            let rows = try Bench.storedRows(on: connection)
             try connection.execute("CREATE TABLE events_copy (LIKE events INCLUDING ALL)")
-            try IngestBench.settle(connection, before: "http_copy")
+            try Bench.settle(connection, before: "http_copy")
             let databaseBeforeCopy = postgres.seconds()
-            let (copied, copy) = try IngestBench.timed {
-                try connection.copyFrom("COPY events_copy (\(IngestBench.eventColumns)) FROM STDIN") { writer in
+            let (copied, copy) = try Bench.timed {
+                try connection.copyFrom("COPY events_copy (\(Bench.eventColumns)) FROM STDIN") { writer in
                     for row in rows { try writer.row(row) }
                 }
             }
             guard copied == appended else { throw BenchError("COPY stored \(copied) rows, the HTTP API appended \(appended)") }
             try connection.execute("DROP TABLE events_copy")
             let copyRate = Double(copied) / copy.wall
-            emit("http_copy_s=\(IngestBench.seconds(copy.wall))")
+            emit("http_copy_s=\(Bench.seconds(copy.wall))")
             emit("http_copy_events_per_s=\(String(format: "%.0f", copyRate))")
             // The database's CPU per row of the COPY, against http_server_us_per_event: what the projections and
             // the checks of an append add to the log's row, on the server.
@@ -170,9 +171,9 @@ enum HTTPBench {
             emit("http_projected_vs_copy=\(String(format: "%.3f", projectedRate / copyRate))")
 
             // Latency, one request at a time, on the database that now holds the workload.
-            try IngestBench.settle(connection, before: "http_latency")
+            try Bench.settle(connection, before: "http_latency")
             emit("http_latency_database_events=\(copied)")
-            let client = try LoopbackClient(port: serve.port)
+            let client = try RawClient.bench(port: serve.port)
             for probe in probes(spec) {
                 var milliseconds: [Double] = []
                 var statuses: [Int: Int] = [:]
@@ -272,7 +273,7 @@ final class ServeProcess {
     /// The most memory the server held resident so far (VmHWM), in MB.
     /// The CPU seconds the server has used so far.
     func cpuSeconds() -> Double {
-        IngestBench.processCPU(process.processIdentifier) ?? 0
+        Bench.processCPU(process.processIdentifier) ?? 0
     }
 
     func peakResidentMegabytes() -> Double? {
@@ -289,72 +290,17 @@ final class ServeProcess {
     }
 }
 
-/// A blocking HTTP/1.1 client on one keep-alive connection to 127.0.0.1; bodies with Content-Length only.
-final class LoopbackClient {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
-        var noDelay: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw BenchError("connect to 127.0.0.1:\(port): \(message)")
-        }
+extension RawClient {
+    /// A keep-alive connection of the bench's to serve on `port`: every write sent at once, a slow answer waited for.
+    static func bench(port: Int) throws -> RawClient {
+        try RawClient(port: port, timeout: .seconds(300), noDelay: true)
     }
 
-    deinit { close(fd) }
-
+    /// A request with the bench's token, and its body as NDJSON; the answer's status and body.
     func request(_ method: String, _ target: String, token: String, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-        if method == "POST" { head += "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n" }
-        try send(Array((head + "\r\n").utf8) + body)
-
-        var end: Int?
-        while true {
-            end = buffer.indices.dropLast(3).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
-            if end != nil { break }
-            try receive()
-        }
-        let headText = String(decoding: buffer[..<end!], as: UTF8.self)
-        buffer.removeFirst(end! + 4)
-        let lines = headText.split(separator: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
-            throw BenchError("not an HTTP answer: \(headText.prefix(200))")
-        }
-        guard let lengthLine = lines.first(where: { $0.lowercased().hasPrefix("content-length:") }),
-              let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else {
-            throw BenchError("an answer without Content-Length: \(headText.prefix(200))")
-        }
-        while buffer.count < length { try receive() }
-        let answer = Array(buffer[..<length])
-        buffer.removeFirst(length)
-        return (status, answer)
-    }
-
-    private func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw BenchError("send: \(String(cString: strerror(errno)))") }
-            offset += sent
-        }
-    }
-
-    private func receive() throws {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { throw BenchError(count == 0 ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))") }
-        buffer.append(contentsOf: chunk[..<count])
+        var headers = [(name: "Authorization", value: "Bearer \(token)")]
+        if method == "POST" { headers.append((name: "Content-Type", value: "application/x-ndjson")) }
+        let answer = try request(method, target, headers: headers, body: body)
+        return (answer.status, answer.body)
     }
 }

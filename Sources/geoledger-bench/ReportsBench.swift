@@ -8,7 +8,7 @@ import Queries
 /// settled database, the best of three runs each, and prints the plan of the slowest.
 enum ReportsBench {
     static func run(on connection: Connection) throws {
-        try IngestBench.settle(connection, before: "reports")
+        try Bench.settle(connection, before: "reports")
         var times: [(Report, Double)] = []
         for report in Report.allCases {
             var best = Double.infinity
@@ -62,7 +62,7 @@ enum ReportsBench {
     }
 
     /// A fresh database with the bench's workload ingested, then the reports timed on it.
-    static func run(server: PostgresConfiguration, options: IngestBench.Options) throws {
-        try IngestBench.withIngestedWorkload(server: server, options: options) { connection in try run(on: connection) }
+    static func run(server: PostgresConfiguration, options: Bench.Options) throws {
+        try Bench.withIngestedWorkload(server: server, options: options) { connection in try run(on: connection) }
     }
 }

@@ -14,7 +14,7 @@ struct ServerCPU {
     init(name: String, server configuration: PostgresConfiguration) throws {
         let connection = try Connection.connect(configuration)
         defer { connection.close() }
-        guard let fields = IngestBench.processStat(connection.backendPID), let parent = Int32(fields[1]) else {
+        guard let fields = Bench.processStat(connection.backendPID), let parent = Int32(fields[1]) else {
             throw BenchError("the processes of the \(name) are not visible: it must run on this machine")
         }
         self.name = name
@@ -23,12 +23,12 @@ struct ServerCPU {
 
     /// CPU seconds used so far.
     func seconds() -> Double {
-        children().reduce(IngestBench.processCPU(postmaster, reaped: true) ?? 0) { $0 + (IngestBench.processCPU($1) ?? 0) }
+        children().reduce(Bench.processCPU(postmaster, reaped: true) ?? 0) { $0 + (Bench.processCPU($1) ?? 0) }
     }
 
     /// The postmaster's running children: every process whose parent it is (field 4 of its stat).
     private func children() -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { IngestBench.processStat($0).flatMap { Int32($0[1]) } == postmaster }
+        return entries.compactMap(Int32.init).filter { Bench.processStat($0).flatMap { Int32($0[1]) } == postmaster }
     }
 }

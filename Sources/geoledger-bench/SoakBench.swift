@@ -2,6 +2,7 @@ import CommandLineArguments
 import Foundation
 import GeoledgerAPI
 import Postgres
+import RawHTTPClient
 import Workload
 
 /// `soak`: `geoledger serve` on a fresh database, one client posting batches at a steady rate for some minutes; the
@@ -44,11 +45,11 @@ enum SoakBench {
         emit("soak_minutes=\(options.minutes)")
         emit("soak_rate_target=\(options.rate)")
         emit("soak_batch_events=\(options.batchSize)")
-        try IngestBench.withDatabase(server, admin: admin) { connection, database in
+        try Bench.withDatabase(server, admin: admin) { connection, database in
             let token = try TokenStore().create(name: "soak", scopes: [.admin], on: connection)
             let serve = try ServeProcess(database: database)
             defer { serve.stop() }
-            let client = try LoopbackClient(port: serve.port)
+            let client = try RawClient.bench(port: serve.port)
             var samples: [Sample] = []
             var acknowledged = 0, failed = 0, latest = 0.0
             var residentAfterFirstMinute: Double?

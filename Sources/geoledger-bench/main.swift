@@ -1,6 +1,6 @@
 import CommandLineArguments
 import Foundation
-import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
+import CJemalloc  // linked for its malloc, which serves the whole process (docs/performance.md, "The allocator and replay")
 import Ingestion
 import Postgres
 
@@ -133,29 +133,29 @@ do {
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
     case "workload":
         // Writes the ingest suite's workload to a file, for `geoledger ingest` or a profiler.
-        let arguments = try parse(rest, options: IngestBench.Options.workloadNames, positionals: 1)
+        let arguments = try parse(rest, options: Bench.Options.workloadNames, positionals: 1)
         guard let path = arguments.positionals.first else { throw UsageError("say which file to write") }
-        let counts = try IngestBench.Options(arguments).spec.write(to: path)
+        let counts = try Bench.Options(arguments).spec.write(to: path)
         print("wrote \(counts.valid) events, \(counts.duplicate) duplicate and \(counts.invalid) invalid lines to \(path)")
     case "history":
-        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.workloadNames))
+        let options = try Bench.Options(try parse(rest, options: Bench.Options.workloadNames))
         try IngestBench.runHistory(server: .fromEnvironment(), options: options)
     case "ingest":
-        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
-        let durability = try IngestBench.durability(server: .fromEnvironment())
-        _ = try IngestBench.withWorkload(options) { path, counts in
+        let options = try Bench.Options(try parse(rest, options: Bench.Options.names, flags: Bench.Options.flags))
+        let durability = try Bench.durability(server: .fromEnvironment())
+        _ = try Bench.withWorkload(options) { path, counts in
             try IngestBench.run(server: .fromEnvironment(), options: options, workload: path, counts: counts, durability: durability)
         }
     case "citus":
         try CitusBench.run(try parse(rest, options: CitusBench.optionNames))
     case "reports":
-        let arguments = try parse(rest, options: IngestBench.Options.workloadNames)
-        try ReportsBench.run(server: .fromEnvironment(), options: try IngestBench.Options(arguments))
+        let arguments = try parse(rest, options: Bench.Options.workloadNames)
+        try ReportsBench.run(server: .fromEnvironment(), options: try Bench.Options(arguments))
     case "http":
-        let options = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
+        let options = try Bench.Options(try parse(rest, options: Bench.Options.names, flags: Bench.Options.flags))
         let admin = try Connection.connect(.fromEnvironment())
         defer { admin.close() }
-        _ = try IngestBench.withWorkload(options) { path, _ in
+        _ = try Bench.withWorkload(options) { path, _ in
             try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: options, workload: path)
         }
     case "soak":
@@ -164,14 +164,14 @@ do {
         defer { admin.close() }
         try SoakBench.run(server: .fromEnvironment(), admin: admin, options: options)
     case "all":
-        let ingestOptions = try IngestBench.Options(try parse(rest, options: IngestBench.Options.names, flags: IngestBench.Options.flags))
+        let ingestOptions = try Bench.Options(try parse(rest, options: Bench.Options.names, flags: Bench.Options.flags))
         report(RegionBench.run(geoledgerPath: nil))
         report(JSONBench.run())
         report(try BulkInsertBench.run(configuration: .fromEnvironment()))
         let admin = try Connection.connect(.fromEnvironment())
         defer { admin.close() }
-        let durability = try IngestBench.durability(server: .fromEnvironment())
-        let (ingest, http) = try IngestBench.withWorkload(ingestOptions) { path, counts in
+        let durability = try Bench.durability(server: .fromEnvironment())
+        let (ingest, http) = try Bench.withWorkload(ingestOptions) { path, counts in
             (try IngestBench.run(
                 server: .fromEnvironment(), options: ingestOptions, workload: path, counts: counts, durability: durability),
              try HTTPBench.run(server: .fromEnvironment(), admin: admin, options: ingestOptions, workload: path))

@@ -31,7 +31,7 @@ func flushStandardOutput(status: Int32) -> Int32 {
     do {
         try flushPrintedOutput()
         return status
-    } catch let failure as WriteFailed where failure.isBrokenPipe {
+    } catch let failure as OutputError where failure.isBrokenPipe {
         return ExitCode.brokenPipe
     } catch {
         printError("geoledger: \(error)")
@@ -39,7 +39,8 @@ func flushStandardOutput(status: Int32) -> Int32 {
     }
 }
 
-/// A failure with a message for the user (exit 1).
+/// The command line's one error type: a failure with a message for the user (exit 1). Usage errors (exit 64) are
+/// `CommandLineArguments`' `UsageError`.
 struct CommandError: Error, CustomStringConvertible {
     let description: String
     init(_ message: String) { description = message }

@@ -33,7 +33,7 @@ struct CommandLineInterface {
         }
         do {
             return try command.run(rest)
-        } catch let error as WriteFailed where error.isBrokenPipe {
+        } catch let error as OutputError where error.isBrokenPipe {
             return ExitCode.brokenPipe
         } catch let error as UsageError {
             printError("geoledger \(name): \(error)\nSee 'geoledger \(name) --help'.")

@@ -10,6 +10,7 @@ enum IngestCommand {
         words: ["ingest"], summary: "append location records from an NDJSON or JSON-array file",
         help: """
             Usage: geoledger ingest FILE|- [--batch-size N] [--max-item-bytes N] [--rejects FILE] [--quiet]
+                                           [--log-level LEVEL]
 
             Reads submissions (one JSON object per line, or one JSON array of objects) from FILE, or from standard
             input with '-', validates each, assesses its fix and appends them in batches, each batch in one
@@ -42,10 +43,15 @@ enum IngestCommand {
                                    the lines go to stdout and the summary to stderr. A failed write stops the
                                    ingest with exit 1.
               --quiet              no progress line
+              --log-level LEVEL    debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): JSON
+                                   lines on stderr for a projector batch (debug) or failure (warning), a
+                                   reconnect, an append retried after a deadlock, a slow statement
 
             Environment:
               GEOLEDGER_STATEMENT_TIMEOUT   seconds to wait for the database's answer to a statement
                                             (default 60, 0 for no limit)
+              GEOLEDGER_SLOW_STATEMENT_MS   a statement that takes this long is logged (default 5000,
+                                            0 for none)
 
             An error (the database refuses a batch, or does not answer in time) stops the ingest with a message
             that says how many items before it were committed.
@@ -56,7 +62,8 @@ enum IngestCommand {
               geoledger ingest fixes.ndjson --rejects rejects.ndjson
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["batch-size", "max-item-bytes", "rejects"], flags: ["quiet"])
+            let arguments = try Arguments(
+                words, options: ["batch-size", "max-item-bytes", "rejects", "log-level"], flags: ["quiet"])
             guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
                 throw UsageError("say which file to read, or - for standard input")
             }
@@ -65,18 +72,21 @@ enum IngestCommand {
             let maximumItemBytes = try arguments.integer(
                 "max-item-bytes", default: SubmissionReader.defaultMaximumItemBytes, range: 1024...maximumItemBytesLimit)
                 ?? SubmissionReader.defaultMaximumItemBytes
+            let environment = try Settings.environment(logLevel: arguments.value("log-level"))
             return try run(
                 path: path, batchSize: batchSize, maximumItemBytes: maximumItemBytes, rejectsPath: arguments.value("rejects"),
-                quiet: arguments.flag("quiet"))
+                quiet: arguments.flag("quiet"), environment: environment)
         })
 
     /// The most resident memory an ingest takes at the default batch size, whatever the input and --max-item-bytes:
-    /// see README.md, "The command line", for what makes it up and what was measured.
+    /// docs/cli.md says what makes it up, docs/performance.md what was measured.
     static let memoryCeiling = "768 MB"
     /// The largest --max-item-bytes: a batch of items that size still keeps an ingest under ``memoryCeiling``.
     static let maximumItemBytesLimit = 1 << 20
 
-    private static func run(path: String, batchSize: Int, maximumItemBytes: Int, rejectsPath: String?, quiet: Bool) throws -> Int32 {
+    private static func run(
+        path: String, batchSize: Int, maximumItemBytes: Int, rejectsPath: String?, quiet: Bool, environment: [String: String]
+    ) throws -> Int32 {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else { throw CommandError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
@@ -89,7 +99,7 @@ enum IngestCommand {
         if let rejectsPath, OutputFile.isSameFile(rejectsPath, as: info) {
             throw UsageError("--rejects names the input file: the rejects would overwrite what is being read")
         }
-        let settings = Settings.fromEnvironment()
+        let settings = Settings.fromEnvironment(environment)
         let connection = try settings.connect()
         // Batches are decided on a second connection while the one before is written.
         let decider = try settings.connect()

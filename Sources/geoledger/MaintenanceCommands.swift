@@ -11,7 +11,7 @@ enum MaintenanceCommands {
     static let replay = Command(
         words: ["replay"], summary: "rebuild every projection from the event log",
         help: """
-            Usage: geoledger replay [--quiet] [--owner-url URL]
+            Usage: geoledger replay [--quiet] [--owner-url URL] [--log-level LEVEL]
 
             Rebuilds the projections (fix history, address positions, terminals, visits, failures) from the
             whole log into fresh tables and swaps them in at the end, in one transaction: readers see the old
@@ -32,14 +32,19 @@ enum MaintenanceCommands {
             Options:
               --quiet           no progress line
               --owner-url URL   the owner's connection URL
+              --log-level LEVEL
+                                debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): JSON lines
+                                on stderr for a reconnect or a slow statement (GEOLEDGER_SLOW_STATEMENT_MS,
+                                default 5000; a large log's index builds are)
 
             Example (after 'geoledger migrate' on a server you run yourself):
               geoledger replay --owner-url postgresql://geoledger_owner@db.example/geoledger
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["owner-url"], flags: ["quiet"])
+            let arguments = try Arguments(words, options: ["owner-url", "log-level"], flags: ["quiet"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let settings = Settings.fromEnvironment(ownerURL: arguments.value("owner-url"))
+            let settings = Settings.fromEnvironment(
+                try Settings.environment(logLevel: arguments.value("log-level")), ownerURL: arguments.value("owner-url"))
             _ = try settings.connectAsOwner()  // a clear message when the database is unreachable
             let progress = ProgressLine(totalBytes: nil, enabled: !arguments.flag("quiet") && isatty(STDERR_FILENO) == 1)
             let count = try settings.asOwner {

@@ -52,7 +52,7 @@ enum MapFormat {
                 title: "\(merchantId): address position, \(time(address.capturedAt))"))
         }
         guard !marks.isEmpty else {
-            throw MapNothingToDraw("no fix on this page has a position: nothing to draw")
+            throw CommandError("no fix on this page has a position: nothing to draw")
         }
         let count = marks.filter { $0.kind != .merchantAddress }.count
         return try MapRenderer.bundled().svg(
@@ -82,7 +82,7 @@ enum MapFormat {
             lines.append(MapPicture.Line(from: position, to: address, label: .text(MapRenderer.distanceText(metres))))
         }
         guard !marks.isEmpty else {
-            throw MapNothingToDraw("no terminal is over the threshold: nothing to draw")
+            throw CommandError("no terminal is over the threshold: nothing to draw")
         }
         let count = lines.count
         return try MapRenderer.bundled().svg(MapPicture(
@@ -116,11 +116,3 @@ enum MapFormat {
     }
 }
 
-/// A map asked for rows none of which has a position.
-struct MapNothingToDraw: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}

@@ -42,7 +42,7 @@ enum ProjectorCommands {
     static let project = Command(
         words: ["project"], summary: "catch the projections up with the log, however long it takes",
         help: """
-            Usage: geoledger project [--batch-size N]
+            Usage: geoledger project [--batch-size N] [--log-level LEVEL]
 
             Projects every event the log holds beyond the projections' checkpoint, in batches, each in one
             transaction with the checkpoint, and returns once they hold the log's head as of its start. One
@@ -53,14 +53,18 @@ enum ProjectorCommands {
 
             Options:
               --batch-size N   events projected in one transaction, 1 to 100000 (default \(ProjectorRunner.Settings().batchSize))
+              --log-level LEVEL
+                               debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): JSON lines
+                               on stderr, a line per batch at debug, a failed batch at warning, a slow
+                               statement (GEOLEDGER_SLOW_STATEMENT_MS, default 5000)
 
             Example:
               geoledger project && geoledger status
             """,
         run: { words in
-            let arguments = try Arguments(words, options: ["batch-size"])
+            let arguments = try Arguments(words, options: ["batch-size", "log-level"])
             if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            var settings = Settings.fromEnvironment()
+            var settings = Settings.fromEnvironment(try Settings.environment(logLevel: arguments.value("log-level")))
             if let text = arguments.value("batch-size") {
                 guard let size = Int(text), (1...100_000).contains(size) else {
                     throw UsageError("--batch-size must be a whole number from 1 to 100000, not '\(text)'")

@@ -92,7 +92,7 @@ enum ReportCommand {
         filters.days = try arguments.integer("days", range: 0...100_000)
         do {
             try filters.check(for: report)
-        } catch let error as ReportFilterError {
+        } catch let error as QueryError {
             throw UsageError("\(report.rawValue): \(error)")
         }
         let connection = try Settings.fromEnvironment().connectForReading()

@@ -21,7 +21,7 @@ enum ServeCommand {
                                    [--log-level LEVEL] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                                    [--max-connections N] [--max-connections-per-client N]
 
-            Serves the HTTP API of DESIGN.md in the foreground. Requests under /v1 need a token
+            Serves the HTTP API (docs/http.md) in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
             for both. Routes: POST /v1/events (a JSON array or NDJSON, ?atomic=true for all or nothing),
             GET /v1/events?after=P&limit=N (the feed), GET /v1/merchants/ID, GET /v1/terminals/ID,
@@ -64,9 +64,10 @@ enum ServeCommand {
                                    K, M or G (KiB, MiB, GiB) (GEOLEDGER_MAX_BODY, default 16M); larger
                                    bodies are answered 413 before they are read
               --public-metrics     /metrics answers any client (GEOLEDGER_PUBLIC_METRICS=true)
-              --log-level LEVEL    debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): the
-                                   projector's lines on standard error, JSON like the request log (a line
-                                   per batch at debug, a failed batch at warning, its recovery at info)
+              --log-level LEVEL    debug, info, warning or error (GEOLEDGER_LOG_LEVEL, default info): lines on
+                                   standard error, JSON like the request log: the projector's (a line per
+                                   batch at debug, a failed batch at warning, its recovery at info), a
+                                   reconnect, an append retried after a deadlock, a slow statement
               --tls-cert FILE      the server's certificate, PEM, intermediates after it (GEOLEDGER_TLS_CERT)
               --tls-key FILE       its private key, PEM, unencrypted (GEOLEDGER_TLS_KEY); both or neither
               --max-connections N  connections open at once (GEOLEDGER_MAX_CONNECTIONS, default \(defaultMaximumConnections);
@@ -87,7 +88,8 @@ enum ServeCommand {
 
             Environment: DATABASE_URL as for every command; GEOLEDGER_STATEMENT_TIMEOUT (seconds a
             statement may take, default 60); GEOLEDGER_READ_TIMEOUT (seconds, default 5);
-            GEOLEDGER_MAX_PROJECTION_LAG (events, default 200000).
+            GEOLEDGER_MAX_PROJECTION_LAG (events, default 200000); GEOLEDGER_SLOW_STATEMENT_MS (a statement
+            that takes this long is logged at warning, default 5000, 0 for none).
 
             Examples:
               geoledger serve
@@ -109,14 +111,7 @@ enum ServeCommand {
                 flags: ["public-metrics"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
             let settings = try ServeSettings(arguments: arguments, environment: ProcessInfo.processInfo.environment)
-            var environment = ProcessInfo.processInfo.environment
-            if let level = arguments.value("log-level") {
-                guard Logger.Level(name: level) != nil else {
-                    throw UsageError("--log-level must be debug, info, warning or error, not '\(level)'")
-                }
-                environment["GEOLEDGER_LOG_LEVEL"] = level
-            }
-            return try serve(settings, environment: environment)
+            return try serve(settings, environment: try Settings.environment(logLevel: arguments.value("log-level")))
         })
 
     private static func serve(_ serve: ServeSettings, environment: [String: String]) throws -> Int32 {

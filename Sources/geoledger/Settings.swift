@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import LocalPostgres
 import Logging
@@ -25,7 +26,8 @@ struct Settings {
     /// The projector's bounds: GEOLEDGER_READ_TIMEOUT (seconds a read waits for the projections to pass the log's
     /// head) and GEOLEDGER_MAX_PROJECTION_LAG (events the projections may be behind before appends are held back).
     var projectorSettings = ProjectorRunner.Settings()
-    /// The least level of the log lines written on standard error: GEOLEDGER_LOG_LEVEL (`serve --log-level`).
+    /// The least level of the log lines written on standard error: GEOLEDGER_LOG_LEVEL (`--log-level` of `serve`,
+    /// `ingest`, `project` and `replay`).
     var logLevel = Logger.Level.info
 
     /// - Parameters:
@@ -57,10 +59,17 @@ struct Settings {
         let timeout = Int(timeoutText).flatMap { (0...2_000_000).contains($0) ? Double($0) : nil }
         let retryText = environment["GEOLEDGER_CONNECT_RETRY"].flatMap { $0.isEmpty ? nil : $0 } ?? "0"
         let retry = Int(retryText).flatMap { (0...3600).contains($0) ? $0 : nil }
+        // The log is known before the connections, which say what is worth a line to it.
+        let levelText = environment["GEOLEDGER_LOG_LEVEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "info"
+        let level = Logger.Level(name: levelText)
+        let slowText = environment["GEOLEDGER_SLOW_STATEMENT_MS"].flatMap { $0.isEmpty ? nil : $0 } ?? "5000"
+        let slow = Int(slowText).flatMap { (0...86_400_000).contains($0) ? Double($0) / 1000 : nil }
+        let logger = Self.logger(level ?? .info)
         var settings = Settings(
             localCluster: cluster,
-            database: database.withStatementTimeout(timeout, setBy: "GEOLEDGER_STATEMENT_TIMEOUT (seconds, 0 for no limit)"),
-            owner: owner, applicationRole: role,
+            database: database.withStatementTimeout(timeout, setBy: "GEOLEDGER_STATEMENT_TIMEOUT (seconds, 0 for no limit)")
+                .withLogging(logger, slowStatementSeconds: slow),
+            owner: owner.withLogging(logger, slowStatementSeconds: slow), applicationRole: role,
             invalidSetting: timeout == nil
                 ? "GEOLEDGER_STATEMENT_TIMEOUT must be whole seconds from 0 (no limit) to 2000000, not '\(timeoutText)'"
                 : retry == nil ? "GEOLEDGER_CONNECT_RETRY must be whole seconds from 0 to 3600, not '\(retryText)'" : nil)
@@ -72,11 +81,13 @@ struct Settings {
         } else if settings.invalidSetting == nil {
             settings.invalidSetting = "GEOLEDGER_READ_TIMEOUT must be seconds from 0 to 3600, not '\(readTimeoutText)'"
         }
-        let levelText = environment["GEOLEDGER_LOG_LEVEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "info"
-        if let level = Logger.Level(name: levelText) {
+        if let level {
             settings.logLevel = level
         } else if settings.invalidSetting == nil {
             settings.invalidSetting = "GEOLEDGER_LOG_LEVEL must be debug, info, warning or error, not '\(levelText)'"
+        }
+        if slow == nil && settings.invalidSetting == nil {
+            settings.invalidSetting = "GEOLEDGER_SLOW_STATEMENT_MS must be whole milliseconds from 0 (none logged) to 86400000, not '\(slowText)'"
         }
         if let lag = Int64(lagText), (1...1_000_000_000).contains(lag) {
             settings.projectorSettings.maximumLag = lag
@@ -86,9 +97,23 @@ struct Settings {
         return settings
     }
 
+    /// The process environment with a command's `--log-level`, which goes before GEOLEDGER_LOG_LEVEL.
+    static func environment(logLevel: String?) throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        if let logLevel {
+            guard Logger.Level(name: logLevel) != nil else {
+                throw UsageError("--log-level must be debug, info, warning or error, not '\(logLevel)'")
+            }
+            environment["GEOLEDGER_LOG_LEVEL"] = logLevel
+        }
+        return environment
+    }
+
     /// The log of this process: JSON lines on standard error, from ``logLevel`` up.
-    var logger: Logger {
-        Logger(minimum: logLevel) { line in writeStandardError(line + "\n") }
+    var logger: Logger { Self.logger(logLevel) }
+
+    static func logger(_ level: Logger.Level) -> Logger {
+        Logger(minimum: level) { line in writeStandardError(line + "\n") }
     }
 
     /// The projector of this process, on the application's database.
@@ -103,7 +128,7 @@ struct Settings {
         let connection = try connect()
         do {
             try projector().awaitProjected(on: connection)
-        } catch let behind as ProjectionsBehind {
+        } catch ProjectionError.behind(let behind) {
             connection.close()
             throw CommandError(
                 "\(behind); GEOLEDGER_READ_TIMEOUT (seconds, now \(String(format: "%g", projectorSettings.readTimeout))) sets how long a "
@@ -132,7 +157,9 @@ struct Settings {
         do {
             return try body()
         } catch let error as PostgresError where error.sqlState == "42501" {
-            throw NotTheOwner(role: owner.user ?? "the role connected", underlying: error)
+            throw CommandError(
+                "\(error)\n\(owner.user ?? "the role connected") does not own the tables: give the owner's URL with "
+                    + "--owner-url or GEOLEDGER_OWNER_URL.")
         }
     }
 
@@ -146,7 +173,7 @@ struct Settings {
             } catch let error as PostgresError {
                 let left = deadline.timeIntervalSinceNow
                 guard error.kind == .connection, left > 0 else {
-                    throw ConnectionFailed(configuration: configuration, underlying: error, hint: hint)
+                    throw CommandError("cannot connect to \(configuration): \(error.message)\n\(hint)")
                 }
                 writeStandardError(
                     "geoledger: cannot connect to \(configuration) yet: \(error.message); trying again in 2 s "
@@ -154,24 +181,5 @@ struct Settings {
                 Thread.sleep(forTimeInterval: min(2, left))
             }
         }
-    }
-}
-
-struct ConnectionFailed: Error, CustomStringConvertible {
-    let configuration: PostgresConfiguration
-    let underlying: PostgresError
-    let hint: String
-
-    var description: String {
-        "cannot connect to \(configuration): \(underlying.message)\n\(hint)"
-    }
-}
-
-struct NotTheOwner: Error, CustomStringConvertible {
-    let role: String
-    let underlying: PostgresError
-
-    var description: String {
-        "\(underlying)\n\(role) does not own the tables: give the owner's URL with --owner-url or GEOLEDGER_OWNER_URL."
     }
 }

@@ -58,7 +58,7 @@ enum TokenCommands {
             do {
                 print(try TokenStore().create(
                     name: name, scopes: scopes, clientCertificateSHA256: clientCertificate, on: connection))
-            } catch let error as TokenError {
+            } catch let error as APIError {
                 throw CommandError(error.description)
             }
             return ExitCode.ok

@@ -1,5 +1,5 @@
 import Foundation
-import CJemalloc  // linked for its malloc, which serves the whole process (README: Development)
+import CJemalloc  // linked for its malloc, which serves the whole process (docs/performance.md, "The allocator and replay")
 
 let commands: [Command] = DatabaseCommands.all + [IngestCommand.command] + StateCommands.all + HistoryCommands.all
     + [ReportCommand.command] + MaintenanceCommands.all + ProjectorCommands.all + RegionCommands.all + [ServeCommand.command] + TokenCommands.all

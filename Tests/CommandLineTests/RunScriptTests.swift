@@ -16,7 +16,7 @@ struct RunScriptTests {
         defer { database.drop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geoledger-run-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let port = try freePort()
+        let port = try Self.freePort()
         let environment = [
             "GEOLEDGER": GeoledgerProcess.binary, "GEOLEDGER_DATA_DIR": folder, "GEOLEDGER_LISTEN": "127.0.0.1:\(port)",
             "DATABASE_URL": database.url(as: database.roles!.application),
@@ -100,7 +100,7 @@ struct RunScriptTests {
         return outcome.stdout
     }
 
-    private func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -116,7 +116,7 @@ struct RunScriptTests {
 }
 
 /// scripts/run.sh running, its output collected as it comes.
-private final class RunningScript {
+final class RunningScript {
     let process = Process()
     private let output = Printed()
 
@@ -163,6 +163,6 @@ private final class RunningScript {
 }
 
 /// What a process printed so far.
-private final class Printed: Sendable {
+final class Printed: Sendable {
     let text = Mutex("")
 }

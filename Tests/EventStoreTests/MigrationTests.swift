@@ -28,7 +28,7 @@ struct MigrationTests {
         try Migrator(migrations: original).migrate(on: connection)
         let edited = [Migration(name: "0001_t.sql", sql: "CREATE TABLE t (a bigint);"),
                       Migration(name: "0002_u.sql", sql: "CREATE TABLE u (a int);")]
-        #expect(throws: MigrationError.changedSinceApplied(name: "0001_t.sql")) {
+        #expect(throws: EventStoreError.changedSinceApplied(name: "0001_t.sql")) {
             try Migrator(migrations: edited).migrate(on: connection)
         }
         let tables = try connection.query("SELECT count(*) FROM pg_tables WHERE tablename = 'u'").first { _ in true }
@@ -74,7 +74,7 @@ struct MigrationTests {
         // An applied file that changed is still refused.
         try connection.query(
             "UPDATE schema_migrations SET checksum = $1 WHERE name = $2", [String(repeating: "0", count: 64), recorded[1][0]])
-        #expect(throws: MigrationError.changedSinceApplied(name: recorded[1][0])) {
+        #expect(throws: EventStoreError.changedSinceApplied(name: recorded[1][0])) {
             try Migrator(migrations: bundled).migrate(on: connection)
         }
     }

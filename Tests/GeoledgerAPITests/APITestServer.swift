@@ -7,6 +7,7 @@ import HTTPServer
 import HTTPTestSupport
 import Ingestion
 import Postgres
+import RawHTTPClient
 import Synchronization
 import Testing
 

@@ -68,10 +68,10 @@ struct AccessTests {
             #expect(stored.count == 32)
             #expect(!String(decoding: stored, as: UTF8.self).contains(server.tokens["read"]!))
 
-            #expect(throws: TokenError.self) {
+            #expect(throws: APIError.self) {
                 try server.pool.withConnection { try TokenStore().create(name: "read", scopes: [.read], on: $0) }
             }
-            #expect(throws: TokenError.self) {
+            #expect(throws: APIError.self) {
                 try server.pool.withConnection { try TokenStore().create(name: "bad name", scopes: [.read], on: $0) }
             }
             #expect(try server.pool.withConnection { try TokenStore().revoke(name: "read", on: $0) })

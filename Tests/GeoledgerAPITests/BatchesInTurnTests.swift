@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestSupport
 import Ingestion
 import Postgres
+import RawHTTPClient
 import Synchronization
 import Testing
 

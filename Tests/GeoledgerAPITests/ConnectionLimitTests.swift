@@ -1,6 +1,7 @@
 import DatabaseTestSupport
 import Foundation
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 #if canImport(Glibc)

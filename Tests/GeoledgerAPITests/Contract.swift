@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import JSON
+import RawHTTPClient
 
 /// The API's OpenAPI document as a client reads it: every answer a test gets through ``APITestServer/call`` is
 /// checked against it (its status is documented for the operation, its media type is one of that status's, its

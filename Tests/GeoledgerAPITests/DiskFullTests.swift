@@ -2,6 +2,7 @@ import DatabaseTestSupport
 import Foundation
 import HTTPTestSupport
 import LocalPostgres
+import RawHTTPClient
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import GeoledgerAPI
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import DatabaseTestSupport
 import Foundation
 import HTTPTestSupport
 import Postgres
+import RawHTTPClient
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import GeoledgerAPI
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// Submissions with positions sent in WGS-84 and capture times of the test's choosing.

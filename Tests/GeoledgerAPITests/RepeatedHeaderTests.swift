@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 @Suite("headers sent twice over HTTP")

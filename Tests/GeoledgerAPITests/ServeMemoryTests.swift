@@ -1,6 +1,7 @@
 import DatabaseTestSupport
 import Foundation
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// What `geoledger serve` holds while it answers a large batch: a small multiple of the body, not a parsed tree of

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import HTTPTestSupport
 import Postgres
+import RawHTTPClient
 import Testing
 
 @Suite("A batch in progress when the server stops")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// libmicrohttpd ends a line only at CR LF or a bare LF and keeps any other CR as part of the line: a request line or

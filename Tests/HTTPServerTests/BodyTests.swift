@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 @testable import HTTPServer
+import RawHTTPClient
 import Testing
 
 /// Body limits and gzip, both ways.

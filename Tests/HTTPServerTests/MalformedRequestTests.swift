@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// Bytes that are not a good request get a 4xx or a closed connection, never a hang or a crash.

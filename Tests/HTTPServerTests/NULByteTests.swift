@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// libmicrohttpd reads a header value, or the request target, up to a NUL byte and silently drops the rest: such a

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// Sends `input` on a connection of its own to a server on `port` whose `/ok` handlers (GET and POST) count their

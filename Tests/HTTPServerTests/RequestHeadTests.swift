@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// A request head (the request line and headers) that is too large, or that stops coming, gets a JSON error as far
@@ -73,7 +74,7 @@ import Testing
     }
 
     /// libmicrohttpd answers a head that overflows the connection's memory (twice the limit) itself, with its HTML
-    /// page, before the server sees the request: pinned here, and said in the README.
+    /// page, before the server sees the request: pinned here, and said in docs/http.md.
     @Test("a head too large for the connection's memory gets libmicrohttpd's 431, the connection closed, and the server goes on")
     func aHeadOverTheConnectionsMemoryGetsLibmicrohttpds431() async throws {
         let port = TestPort.base + 73
@@ -216,7 +217,7 @@ import Testing
     }
 
     /// Until its request line is whole, a connection cannot be told from an idle one kept alive, which is closed
-    /// without an answer: pinned here, and said in the README.
+    /// without an answer: pinned here, and said in docs/http.md.
     @Test("a client that stops inside its request line is closed at the connection timeout without an answer")
     func aClientThatStopsInItsRequestLineIsClosed() async throws {
         let port = TestPort.base + 75

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import HTTPTestSupport
+import RawHTTPClient
 import Testing
 
 /// A client that never finishes its body is dropped, and holds no worker meanwhile.

@@ -111,7 +111,7 @@ struct ReplayCleanupTests {
         let rowsBefore = try db.count("SELECT count(*) FROM projections_rebuild.fixes")
         #expect(rowsBefore > 0)
 
-        #expect(throws: ReplayError.alreadyRunning) { try Replayer().replay(db.database.configuration) }
+        #expect(throws: ProjectionError.replayAlreadyRunning) { try Replayer().replay(db.database.configuration) }
         #expect(try Self.rebuildTables(db) == inline.count)
         #expect(try db.count("SELECT count(*) FROM projections_rebuild.fixes") == rowsBefore)
 

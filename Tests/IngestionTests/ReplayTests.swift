@@ -96,7 +96,7 @@ struct ReplayTests {
         let db = try IngestionDatabase()
         defer { db.drop() }
         try db.connection.query("SELECT pg_advisory_lock($1)", [Replayer.replayLockKey])
-        #expect(throws: ReplayError.alreadyRunning) { try Replayer().replay(db.database.configuration) }
+        #expect(throws: ProjectionError.replayAlreadyRunning) { try Replayer().replay(db.database.configuration) }
     }
 
     /// On Citus (`make test-citus`), the tables swapped in are distributed as the replaced ones were: by the same

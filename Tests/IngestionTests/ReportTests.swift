@@ -418,11 +418,11 @@ struct ReportTests {
 
     @Test("filters a report does not take are refused, naming them")
     func refusedFilters() throws {
-        #expect(throws: ReportFilterError(filter: "threshold", "only terminal-drift and visit-distance take a threshold")) {
+        #expect(throws: QueryError.filter(name: "threshold", message: "only terminal-drift and visit-distance take a threshold")) {
             try ReportFilters(threshold: 5).check(for: .daily)
         }
-        #expect(throws: ReportFilterError(filter: "days", "only stale takes days")) { try ReportFilters(days: 5).check(for: .accuracy) }
-        #expect(throws: ReportFilterError.self) { try ReportFilters(from: Self.at("2026-01-01")).check(for: .stale) }
+        #expect(throws: QueryError.filter(name: "days", message: "only stale takes days")) { try ReportFilters(days: 5).check(for: .accuracy) }
+        #expect(throws: QueryError.self) { try ReportFilters(from: Self.at("2026-01-01")).check(for: .stale) }
         #expect(ReportFilters.instant("2026-11-01") == Self.at("2026-11-01T00:00:00Z"))
         #expect(ReportFilters.instant("2026-11-01T08:00:00+08:00") == Self.at("2026-11-01T00:00:00Z"))
         #expect(ReportFilters.instant("2026-02-30") == nil)

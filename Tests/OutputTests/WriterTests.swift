@@ -16,11 +16,11 @@ struct WriterTests {
         defer { close(descriptor) }
         var output = BufferedOutput(descriptor: descriptor, target: "/dev/full")
         try output.append("a line\n")
-        #expect(throws: WriteFailed.self) { try output.flush() }
+        #expect(throws: OutputError.self) { try output.flush() }
         do {
             try output.append("another\n")
             try output.flush()
-        } catch let error as WriteFailed {
+        } catch let error as OutputError {
             #expect(error.description == "cannot write /dev/full: No space left on device")
             #expect(!error.isBrokenPipe)
         }
@@ -34,7 +34,7 @@ struct WriterTests {
         close(ends[0])
         defer { close(ends[1]) }
         #expect { try writeAll(Array("x".utf8), to: ends[1], target: "standard output") } throws: { error in
-            (error as? WriteFailed)?.isBrokenPipe == true
+            (error as? OutputError)?.isBrokenPipe == true
         }
     }
 

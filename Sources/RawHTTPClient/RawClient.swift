@@ -5,8 +5,9 @@ import HTTPServer
 import Glibc
 #endif
 
-/// A blocking HTTP/1.1 client on a plain socket, for what URLSession cannot express: bodies sent slowly or never,
-/// bytes that are not HTTP, exact request targets. Every read and write gives up after `timeout`.
+/// A blocking HTTP/1.1 client on a plain socket to 127.0.0.1, for what URLSession cannot express or would measure
+/// with its own overhead: bodies sent slowly or never, bytes that are not HTTP, exact request targets, one keep-alive
+/// connection a benchmark's client holds. Every read and write gives up after `timeout`.
 public final class RawClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
@@ -27,9 +28,14 @@ public final class RawClient {
         }
     }
 
-    public init(port: Int, timeout: Duration = .seconds(10)) throws {
+    /// - Parameter noDelay: send each write at once (`TCP_NODELAY`), as a client timing its requests wants.
+    public init(port: Int, timeout: Duration = .seconds(10), noDelay: Bool = false) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        if noDelay {
+            var on: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
         var time = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -68,6 +74,18 @@ public final class RawClient {
             guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
             offset += sent
         }
+    }
+
+    /// Sends a request with `Host`, the `headers` given and, when there is a body, its `Content-Length`; then reads
+    /// the response.
+    public func request(
+        _ method: String, _ target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []
+    ) throws -> Response {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
+        try send(Array((head + "\r\n").utf8) + body)
+        return try readResponse(isHead: method == "HEAD")
     }
 
     /// Reads one response, skipping `100 Continue`. The body is read by `Content-Length`, by chunks, or to the end.
