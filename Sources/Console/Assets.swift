@@ -15,7 +15,7 @@ struct Assets: Sendable {
     let leaflet: [String: File]?
     let files: [String: File]
 
-    init(leafletDirectory: String, outlines: String) throws {
+    init(leafletDirectory: String, outlines: String) {
         var leaflet: [String: File] = [:]
         let directory = URL(fileURLWithPath: leafletDirectory)
         if let script = try? Data(contentsOf: directory.appendingPathComponent("leaflet.js")),

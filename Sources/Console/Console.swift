@@ -67,7 +67,7 @@ public final class Console: Sendable {
         self.converter = DatumConverter(classifier: classifier)
         self.sessions = SessionStore(idleTimeout: configuration.sessionIdleTimeout, lifetime: configuration.sessionLifetime)
         let mapDatum = configuration.tiles?.datum ?? .wgs84
-        assets = try Assets(
+        assets = Assets(
             leafletDirectory: configuration.leafletDirectory,
             outlines: try BaseLayer.geoJSON(try RegionOutlines.bundled(), datum: mapDatum))
         notes = assets.leaflet == nil
@@ -112,6 +112,7 @@ public final class Console: Sendable {
             Route(.get, "/reports") { [self] in reportsPage($0) },
             Route(.get, "/reports/{name}") { [self] in try reportPage($0) },
             Route(.get, "/reports/{name}/download") { [self] in try reportDownload($0) },
+            Route(.get, "/favicon.ico", .open) { _ in HTTPResponse(status: .noContent) },
             Route(.get, "/console/{file}", .open) { [self] in assets.response($0.request.pathParameters["file"] ?? "", tileSource: tileSource) },
             Route(.get, "/console/images/{file}", .open) { [self] in
                 assets.response("images/" + ($0.request.pathParameters["file"] ?? ""), tileSource: tileSource)

@@ -74,6 +74,17 @@ enum ConsoleScript {
     if (!element || !source || typeof L === 'undefined') { return; }
     var data = JSON.parse(source.textContent);
     var map = L.map(element, { attributionControl: false, zoomSnap: 0.5, worldCopyJump: true });
+    var points = data.points || [];
+    // The view first: layers added to a map without one fail.
+    var all = points.map(function (point) { return point.at; });
+    (data.lines || []).forEach(function (line) { all.push(line.from); all.push(line.to); });
+    if (all.length === 0) {
+      map.setView([35, 105], 4);
+    } else if (all.length === 1) {
+      map.setView(all[0], 15);
+    } else {
+      map.fitBounds(L.latLngBounds(all).pad(0.15), { maxZoom: 17 });
+    }
     map.createPane('outlines');
     map.getPane('outlines').style.zIndex = 250;
 
@@ -106,8 +117,7 @@ enum ConsoleScript {
     var Credits = L.Control.extend({ options: { position: 'bottomright' }, onAdd: function () { return attribution; } });
     map.addControl(new Credits());
 
-    var markers = L.layerGroup().addTo(map);
-    var points = data.points || [];
+    var markers = L.layerGroup();
     // Positions that stay single whatever the count: what the page is about.
     var alwaysSingle = { address: true, latest: true };
 
@@ -170,22 +180,13 @@ enum ConsoleScript {
       });
     }
 
+    map.on('zoomend', render);
+    markers.addTo(map);
     (data.lines || []).forEach(function (line) {
       L.polyline([line.from, line.to], { className: 'line', color: '#252525', weight: 2, dashArray: '6 4' })
         .bindTooltip(textElement(line.label, 'line-label'), { sticky: true })
         .addTo(map);
     });
-
-    var all = points.map(function (point) { return point.at; });
-    (data.lines || []).forEach(function (line) { all.push(line.from); all.push(line.to); });
-    map.on('zoomend', render);
-    if (all.length === 0) {
-      map.setView([35, 105], 4);
-    } else if (all.length === 1) {
-      map.setView(all[0], 15);
-    } else {
-      map.fitBounds(L.latLngBounds(all).pad(0.15), { maxZoom: 17 });
-    }
     render();
     element.setAttribute('data-drawn', String(points.length));
   }
