@@ -119,7 +119,8 @@ enum ConsoleScript {
 
     var markers = L.layerGroup();
     // Positions that stay single whatever the count: what the page is about.
-    var alwaysSingle = { address: true, latest: true };
+    var alwaysSingle = {};
+    (data.single || []).forEach(function (role) { alwaysSingle[role] = true; });
 
     function drawSingle(point) {
       if (point.accuracy && point.accuracy > 0) {

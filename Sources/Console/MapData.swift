@@ -30,6 +30,9 @@ struct MapData {
 
     var points: [Point] = []
     var lines: [Line] = []
+    /// The roles drawn as single markers however many points crowd: what the page is about. The rest are
+    /// clustered when there are many.
+    var single: [String] = ["address", "latest", "terminal", "visit"]
 
     mutating func add(_ fix: FixSummary?, role: String, label: String, link: String? = nil, text: PageText) {
         guard let fix else { return }
@@ -55,6 +58,7 @@ struct MapData {
             json += #","tiles":{"url":"# + JSONValue.quoted(tiles.urlTemplate) + #","attribution":"#
                 + JSONValue.quoted(tiles.attribution) + "}"
         }
+        json += #","single":["# + single.map(JSONValue.quoted).joined(separator: ",") + "]"
         json += #","points":["#
         json += points.map { point in
             var object = #"{"at":"# + drawn(point.lat, point.lon) + #","role":"# + JSONValue.quoted(point.role)

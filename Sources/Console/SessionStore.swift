@@ -19,6 +19,8 @@ public struct ConsoleSession: Sendable, Equatable {
     public let formSecret: String
     /// The zone the pages show times in.
     public var timeZone: TimeZone
+    /// Its name as picked (`UTC`, `Asia/Shanghai`), which Foundation may spell otherwise.
+    public var timeZoneName: String
 }
 
 /// The console's sessions, in the server's memory: a session id is 32 random bytes, handed to the browser in a
@@ -38,12 +40,13 @@ public final class SessionStore: Sendable {
     }
 
     /// Opens a session and returns its id, for the cookie.
-    public func open(tokenName: String, tokenId: String, timeZone: TimeZone) -> String {
+    public func open(tokenName: String, tokenId: String, timeZone: TimeZone, timeZoneName: String) -> String {
         let id = Self.randomText(bytes: 32)
         let now = clock()
         let session = ConsoleSession(
             tokenName: tokenName, tokenId: tokenId, createdAt: now, lastSeenAt: now, expiresAt: now + lifetime,
-            formSecret: Self.randomText(bytes: 32), timeZone: timeZone)
+            formSecret: Self.randomText(bytes: 32), timeZone: timeZone,
+            timeZoneName: timeZoneName)
         sessions.withLock { all in
             all = all.filter { !isOver($0.value, at: now) }
             all[Self.key(id)] = session
@@ -68,8 +71,11 @@ public final class SessionStore: Sendable {
     }
 
     /// Sets the zone a session's pages show times in.
-    public func setTimeZone(_ zone: TimeZone, of id: String) {
-        sessions.withLock { all in all[Self.key(id)]?.timeZone = zone }
+    public func setTimeZone(_ zone: TimeZone, named name: String, of id: String) {
+        sessions.withLock { all in
+            all[Self.key(id)]?.timeZone = zone
+            all[Self.key(id)]?.timeZoneName = name
+        }
     }
 
     /// Ends the session of this id.

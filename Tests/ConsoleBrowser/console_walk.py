@@ -63,7 +63,8 @@ try:
     found["markers"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.marker"))
     found["addressMarkers"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.marker.role-address"))
     found["terminalMarkers"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.marker.role-terminal"))
-    found["clusters"] = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "#map .cluster")]
+    found["clusters"] = [element.get_attribute("textContent")
+                         for element in driver.find_elements(By.CSS_SELECTOR, "#map .cluster")]
     found["accuracyCircles"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.accuracy"))
     found["lines"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.line"))
     found["addressPosition"] = texts("#address-position dd")
@@ -72,6 +73,7 @@ try:
     found["drifts"] = texts("#terminals-table tbody tr td:nth-child(3)")
     found["failureCategories"] = texts("#failures-table tbody tr td:nth-child(4)")
     found["historyRows"] = len(driver.find_elements(By.CSS_SELECTOR, "#history-table tbody tr"))
+    found["historyLocated"] = len([lat for lat in texts("#history-table tbody tr td:nth-child(3)") if lat != "(none)"])
     found["historyFirst"] = texts("#history-table tbody tr:first-child td:first-child")
     shot("merchant")
 
@@ -93,7 +95,7 @@ try:
         found["terminalFacts"] = texts("#terminal-facts dd")
         found["terminalBindings"] = texts("#bindings-table tbody tr td:nth-child(2)")
         found["terminalLines"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.line"))
-        found["terminalMarkers"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.marker"))
+        found["terminalPageMarkers"] = len(driver.find_elements(By.CSS_SELECTOR, "#map path.marker"))
         shot("terminal")
 
     # The drift report, its map and its CSV.

@@ -78,7 +78,7 @@ extension Console {
         html.open("input", [("type", "hidden"), ("name", "csrf"), ("value", session.formSecret)])
         html.open("input", [("type", "hidden"), ("name", "next"), ("value", here)])
         html.raw("<label for=\"time-zone\">Times in</label><select name=\"tz\" id=\"time-zone\">")
-        let current = session.timeZone.identifier
+        let current = session.timeZoneName
         for zone in (offeredTimeZones.contains(current) ? offeredTimeZones : [current] + offeredTimeZones) {
             html.open("option", [("value", zone)] + (zone == current ? [("selected", "selected")] : []))
             html.text(zone)

@@ -146,7 +146,8 @@ extension Console {
     /// The rows' positions: each row's first latitude and longitude; a terminal's merchant's address position and
     /// the line between them for terminal-drift.
     private func mapOfReport(_ report: Report, _ table: Table, _ text: PageText) -> MapData {
-        var map = MapData()
+        // A report may list thousands: every marker may join a cluster.
+        var map = MapData(single: [])
         let names = table.columns.map(\.name)
         func number(_ row: [Value], _ name: String) -> Double? {
             guard let index = names.firstIndex(of: name), case .number(let value) = row[index] else { return nil }

@@ -43,7 +43,9 @@ extension Console {
             return response
         }
         if let previous = page.sessionId { sessions.close(previous) }
-        let id = sessions.open(tokenName: holder.name, tokenId: holder.tokenId, timeZone: configuration.defaultTimeZone)
+        let id = sessions.open(
+            tokenName: holder.name, tokenId: holder.tokenId, timeZone: configuration.defaultTimeZone,
+            timeZoneName: configuration.defaultTimeZone.identifier)
         var response = Self.redirect(Self.localTarget(form["next"]))
         response.headers.add("Set-Cookie", sessionCookie(id, maxAge: Int(configuration.sessionLifetime)))
         response.principal = holder.name
@@ -64,7 +66,7 @@ extension Console {
         guard let name = form["tz"], let zone = TimeZoneName.parse(name) else {
             throw PageError(.badRequest, "Unknown time zone", "Pick a zone from the list: \(TimeZoneName.accepted).")
         }
-        if let id = page.sessionId { sessions.setTimeZone(zone, of: id) }
+        if let id = page.sessionId { sessions.setTimeZone(zone, named: name, of: id) }
         return Self.redirect(Self.localTarget(form["next"]))
     }
 
