@@ -80,9 +80,14 @@ extension Console {
         }
     }
 
-    /// `geoledger_session=ID; Path=/; HttpOnly; SameSite=Strict; Max-Age=N`, and `Secure` over TLS.
     func sessionCookie(_ id: String, maxAge: Int) -> String {
-        "\(Self.cookieName)=\(id); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (configuration.secureCookies ? "; Secure" : "")
+        Self.sessionCookie(id, maxAge: maxAge, secure: configuration.secureCookies)
+    }
+
+    /// `geoledger_session=ID; Path=/; HttpOnly; SameSite=Strict; Max-Age=N`, and `Secure` over TLS: scripts cannot
+    /// read it, no other site's page sends it, and over TLS it never travels in clear.
+    static func sessionCookie(_ id: String, maxAge: Int, secure: Bool) -> String {
+        "\(cookieName)=\(id); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
     }
 
     /// A path of this server to go to after signing in: `/` unless `text` is a path here (`/x`, not `//host` or
