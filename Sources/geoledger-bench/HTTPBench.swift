@@ -315,8 +315,10 @@ final class LoopbackClient {
 
     deinit { close(fd) }
 
-    func request(_ method: String, _ target: String, token: String, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+    /// - Parameter cookie: sent instead of the token, as a browser signed in to the console sends its session.
+    func request(_ method: String, _ target: String, token: String, cookie: String? = nil, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + (cookie.map { "Cookie: \($0)\r\n" } ?? "Authorization: Bearer \(token)\r\n")
         if method == "POST" { head += "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n" }
         try send(Array((head + "\r\n").utf8) + body)
 

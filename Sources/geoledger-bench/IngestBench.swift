@@ -167,6 +167,8 @@ enum IngestBench {
                     try HistoryBench.run(on: connection)
                     try settle(connection, before: "reports")
                     try ReportsBench.run(on: connection)
+                    try settle(connection, before: "console")
+                    try ConsoleBench.run(database: database, on: connection)
                 }
             }
         }
@@ -182,7 +184,7 @@ enum IngestBench {
 
     /// `geoledger-bench history`: the workload ingested (untimed) into a fresh database, then the history stage.
     static func runHistory(server: PostgresConfiguration, options: Options) throws {
-        try withIngestedWorkload(server: server, options: options) { connection in
+        try withIngestedWorkload(server: server, options: options) { connection, _ in
             try settle(connection, before: "history")
             try HistoryBench.run(on: connection)
         }
@@ -191,7 +193,7 @@ enum IngestBench {
     /// Writes the workload of `options` to a temporary file, ingests it (untimed) into a fresh database of its own and
     /// runs `body` on that database: the setting of the stages that time queries rather than the ingest.
     static func withIngestedWorkload(
-        server: PostgresConfiguration, options: Options, _ body: (Connection) throws -> Void
+        server: PostgresConfiguration, options: Options, _ body: (Connection, PostgresConfiguration) throws -> Void
     ) throws {
         let admin = try Connection.connect(server)
         defer { admin.close() }
@@ -211,7 +213,7 @@ enum IngestBench {
             let totals = try StreamIngestor(service: service, batchSize: options.batchSize)
                 .run(SubmissionReader(fileDescriptor: descriptor), on: connection, decidingOn: decider)
             emit("ingest_appended=\(totals.appended)")
-            try body(connection)
+            try body(connection, database)
         }
     }
 
