@@ -9,7 +9,9 @@ enum BaseLayer {
     static let tolerance = 0.01
 
     static func geoJSON(_ outlines: RegionOutlines, datum: Datum) -> String {
-        var features: [String] = []
+        // A region's rings go into one polygon, which Leaflet fills under the even-odd rule: a ring inside another
+        // (a lake, an inlet, an enclave) is a hole, as the classifier reads them.
+        var ringsByRegion: [Region: [String]] = [:]
         for ring in outlines.rings {
             var coordinates: [String] = []
             var last: (lat: Double, lon: Double)?
@@ -26,9 +28,12 @@ enum BaseLayer {
             }
             guard coordinates.count >= 3 else { continue }
             coordinates.append(coordinates[0])
-            features.append(
-                #"{"type":"Feature","properties":{"region":""# + ring.region.rawValue
-                    + #""},"geometry":{"type":"Polygon","coordinates":[["# + coordinates.joined(separator: ",") + "]]}}")
+            ringsByRegion[ring.region, default: []].append("[" + coordinates.joined(separator: ",") + "]")
+        }
+        let features = Region.allCases.compactMap { region -> String? in
+            guard let rings = ringsByRegion[region] else { return nil }
+            return #"{"type":"Feature","properties":{"region":"# + JSONValue.quoted(region.rawValue)
+                + #"},"geometry":{"type":"Polygon","coordinates":["# + rings.joined(separator: ",") + "]}}"
         }
         return #"{"type":"FeatureCollection","boundaryVersion":"# + JSONValue.quoted(outlines.boundaryVersion) + #","features":["#
             + features.joined(separator: ",") + "]}"

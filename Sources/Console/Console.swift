@@ -69,7 +69,7 @@ public final class Console: Sendable {
         let mapDatum = configuration.tiles?.datum ?? .wgs84
         assets = Assets(
             leafletDirectory: configuration.leafletDirectory,
-            outlines: try BaseLayer.geoJSON(try RegionOutlines.bundled(), datum: mapDatum))
+            outlines: BaseLayer.geoJSON(try RegionOutlines.bundled(), datum: mapDatum))
         notes = assets.leaflet == nil
             ? ["the console's map is off: Leaflet is not in \(configuration.leafletDirectory) (apt-get install libjs-leaflet)"]
             : []

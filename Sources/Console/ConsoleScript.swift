@@ -87,6 +87,9 @@ enum ConsoleScript {
     }
     map.createPane('outlines');
     map.getPane('outlines').style.zIndex = 250;
+    // The page's own positions above the clusters (the marker pane, 600), which would hide them.
+    map.createPane('singles');
+    map.getPane('singles').style.zIndex = 650;
 
     var outlines = L.layerGroup();
     var credits = [];
@@ -122,15 +125,16 @@ enum ConsoleScript {
     var alwaysSingle = {};
     (data.single || []).forEach(function (role) { alwaysSingle[role] = true; });
 
-    function drawSingle(point) {
+    function drawSingle(point, onTop) {
       if (point.accuracy && point.accuracy > 0) {
         L.circle(point.at, {
           radius: point.accuracy, className: 'accuracy accuracy-' + (point.flag || 'none'), interactive: false,
-          color: colourOf(point), weight: 1, fillOpacity: 0.08, opacity: 0.5
+          color: colourOf(point), weight: 1, fillOpacity: 0.05, opacity: 0.5
         }).addTo(markers);
       }
       var radius = point.role === 'address' ? 9 : (point.role === 'terminal' || point.role === 'latest' ? 7 : 5);
       L.circleMarker(point.at, {
+        pane: onTop ? 'singles' : 'overlayPane',
         radius: radius, className: 'marker marker-' + (point.flag || 'none') + ' role-' + point.role,
         color: point.role === 'address' ? '#08306b' : '#ffffff', weight: point.role === 'address' ? 3 : 1.5,
         fillColor: colourOf(point), fillOpacity: 0.9
@@ -177,7 +181,7 @@ enum ConsoleScript {
       });
       // The page's own positions last, over the rest.
       points.forEach(function (point) {
-        if (!cluster || alwaysSingle[point.role]) { drawSingle(point); }
+        if (!cluster || alwaysSingle[point.role]) { drawSingle(point, cluster); }
       });
     }
 
