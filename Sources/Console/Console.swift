@@ -140,7 +140,8 @@ public final class Console: Sendable {
             var principal: String?
             do {
                 let sessionId = Cookies.value(Self.cookieName, in: request.headers.combined("Cookie"))
-                var session = sessionId.flatMap { sessions.session($0) }
+                // The open routes (sign-in, the files) look no session up: a page's files cost no query.
+                var session = route.access == .session ? sessionId.flatMap { sessions.session($0) } : nil
                 if let current = session, try !tokens.mayStillRead(current.tokenId) {
                     sessions.close(tokenId: current.tokenId)
                     session = nil
