@@ -70,7 +70,9 @@ extension Console {
     func reportPage(_ page: PageRequest) throws -> HTTPResponse {
         let report = try report(page)
         let (filters, given, problem) = filters(of: report, page.request)
-        let table = problem == nil ? try reading { try Reports.table(report, filters, on: $0) } : nil
+        let first = problem == nil
+            ? try reading { try Reports.firstRows(report, filters, limit: Self.reportRowsShown, on: $0) } : nil
+        let table = first?.table
         let text = page.text
         let map = report.hasPositions ? table.map { mapOfReport(report, $0, text) } : nil
         return self.page("Report \(report.rawValue)", page, status: problem == nil ? .ok : .badRequest, map: map) { html in
@@ -93,14 +95,14 @@ extension Console {
                     text: "GeoJSON", attributes: [("id", "download-geojson")])
             }
             html.raw("</p>")
-            let shown = table.rows.prefix(Self.reportRowsShown)
+            let total = first?.total ?? table.rows.count
             html.element(
                 "p", [("id", "report-count")],
-                text: "\(table.rows.count) row\(table.rows.count == 1 ? "" : "s")"
-                    + (table.rows.count > shown.count ? "; the first \(shown.count) shown, the downloads hold all." : "."))
+                text: "\(total) row\(total == 1 ? "" : "s")"
+                    + (total > table.rows.count ? "; the first \(table.rows.count) shown, the downloads hold all." : "."))
             html.table(
                 table.columns.map(\.title),
-                shown.map { row in zip(table.columns, row).map { column, value in cell(column, value, row: row, of: table, text) } },
+                table.rows.map { row in zip(table.columns, row).map { column, value in cell(column, value, row: row, of: table, text) } },
                 id: "report-table")
         }
     }
@@ -157,9 +159,13 @@ extension Console {
             guard let index = names.firstIndex(of: name), case .text(let value) = row[index] else { return nil }
             return value
         }
-        for row in table.rows.prefix(Self.reportRowsShown) {
+        for row in table.rows {
             guard let lat = number(row, "lat"), let lon = number(row, "lon") else { continue }
-            let details = zip(table.columns, row).map { "\($0.title): \(text.value($1, $0.kind))" }
+            // A few of the row's values for its popup (the table has them all).
+            let shown: Set<String> = ["drift", "distance", "capturedAt", "lastFixAt", "daysSince", "region", "provider", "visitorId"]
+            let details = zip(table.columns, row).compactMap { column, value in
+                shown.contains(column.name) ? "\(column.title): \(text.value(value, column.kind))" : nil
+            }
             switch report {
             case .terminalDrift:
                 let terminal = string(row, "terminalId") ?? "", merchant = string(row, "merchantId") ?? ""
