@@ -47,6 +47,19 @@ struct HTML {
     /// line feed and carriage return shown as their pictures (U+2400 onwards) or U+FFFD: safe as the content of
     /// an element and inside a quoted attribute value.
     static func escaped(_ text: String) -> String {
+        // Most texts need nothing: a scan of their bytes finds that without building a copy.
+        var previous: UInt8 = 0
+        let clean = text.utf8.allSatisfy { byte in
+            defer { previous = byte }
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 0x7F: return false
+            case 0x00..<0x20: return byte == 0x09 || byte == 0x0A || byte == 0x0D
+            // U+0080 to U+009F, the C1 controls, are 0xC2 0x80 to 0xC2 0x9F.
+            case 0x80...0x9F: return previous != 0xC2
+            default: return true
+            }
+        }
+        if clean { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -83,3 +83,15 @@ struct FormTests {
         }
     }
 }
+
+@Suite("HTML escaping's fast path")
+struct HTMLFastPathTests {
+    @Test("text without a character to escape comes back as it is; one such character anywhere is escaped",
+          arguments: ["plain", "上海市黄浦区南京东路100号", "tab\there", "é ü ß", "\u{202E}rtl", ""])
+    func clean(_ text: String) {
+        #expect(HTML.escaped(text) == text)
+        #expect(HTML.escaped(text + "<") == text + "&lt;")
+        #expect(HTML.escaped("\u{9B}" + text) == "\u{FFFD}" + text, "a C1 control, 0xC2 0x9B in UTF-8")
+        #expect(HTML.escaped(text + "\u{7F}") == text + "\u{FFFD}")
+    }
+}
