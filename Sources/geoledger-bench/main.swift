@@ -37,8 +37,9 @@ let usage = """
                                its answer): the start page, a search, the busiest merchant and terminal and a
                                sample of others, a visit, an enterprise, a history page of 1,000 rows, every
                                report's page and the drift report's CSV; each page's slowest in ms
-                               (console_<page>_ms) and the slowest page of all (console_slowest_page,
-                               console_ms); 'all' does the same on the replayed database
+                               (console_<page>_ms), the slowest page of all (console_slowest_page,
+                               console_ms), and each report's query alone as its page runs it
+                               (console_report_<name>_query_ms); 'all' does the same on the replayed database
       http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
                                batches of 1,000 by 4 clients on loopback, against COPY of the same rows:
                                the rate until the last batch is acknowledged (http_events_per_s) and until

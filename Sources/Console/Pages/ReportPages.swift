@@ -9,7 +9,7 @@ import Queries
 
 extension Console {
     /// Rows a report's page shows; the downloads hold them all.
-    static let reportRowsShown = 500
+    public static let reportRowsShown = 500
 
     func reportsPage(_ page: PageRequest) -> HTTPResponse {
         self.page("Reports", page) { html in
