@@ -13,7 +13,7 @@ RUN swift build -c release --product geoledger \
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libssl3 libjemalloc2 libmicrohttpd12 libgnutls30 zlib1g ca-certificates \
-       libcurl4 libxml2 tzdata \
+       libcurl4 libxml2 tzdata libjs-leaflet \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/lib/swift/linux/*.so /usr/lib/swift/linux/
 COPY --from=build /out/ /app/

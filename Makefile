@@ -29,6 +29,7 @@ run: release
 # under /tmp, which the postgres user can always reach (the checkout's own folders may not let it in). The tests
 # connect as its superuser: they create databases and roles.
 test: deps python-tools
+	@scripts/ensure-deps.sh --test
 	$(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/geoledger-test.XXXXXX) || exit 1; \
 	trap '$(BIN) db stop --dir '"$$dir"' --port $(TEST_PORT) >/dev/null; rm -rf '"$$dir" EXIT; \

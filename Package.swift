@@ -78,12 +78,16 @@ let package = Package(
         .target(
             name: "GeoledgerAPI",
             dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "Queries", "JSON", "LocationEvents", "Postgres", "Output"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Queries", "Maps", "Logging"]),
+        // The read-only web console served beside the API: sign-in and sessions, pages, the Leaflet map.
+        .target(
+            name: "Console",
+            dependencies: ["HTTPServer", "Queries", "Projections", "EventStore", "Output", "Postgres", "Geo", "LocationEvents", "JSON"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Console", "Queries", "Maps", "Logging"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
 
-        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Queries", "GeoledgerAPI", "LocalPostgres", "RawHTTPClient"]),
+        .executableTarget(name: "geoledger-bench", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "JSON", "LocationEvents", "Postgres", "EventStore", "Projections", "Ingestion", "Workload", "Queries", "GeoledgerAPI", "Console", "LocalPostgres", "RawHTTPClient"]),
 
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
@@ -100,6 +104,7 @@ let package = Package(
         .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
         .testTarget(name: "MapsTests", dependencies: ["Maps", "Geo", "SVGTestSupport"]),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "HTTPServer", "Geo"]),
         .testTarget(name: "LocalPostgresTests", dependencies: ["LocalPostgres"]),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload", "JSON", "LocationEvents", "Geo"]),
         .target(name: "DatabaseTestSupport", dependencies: ["PostgresTestSupport", "EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The Python tools the tests use, in .build/python-tools at the versions Tests/GeneratedClient/requirements.txt pins:
-# openapi-python-client, which generates the client a test posts and reads with (GeneratedClientTests). Installed
-# from PyPI once, and again when the pins change. As root it installs Debian's python3-venv when Python lacks venv;
+# The Python tools the tests use, in .build/python-tools at the versions the requirements files pin:
+# openapi-python-client (Tests/GeneratedClient/requirements.txt), which generates the client a test posts and reads
+# with (GeneratedClientTests), and Selenium (Tests/ConsoleBrowser/requirements.txt), which drives Debian's chromium
+# through chromium-driver in the web console's browser tests. Installed from PyPI once, and again when the pins change. As root it installs Debian's python3-venv when Python lacks venv;
 # otherwise it names the command to run and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools=.build/python-tools
-requirements=Tests/GeneratedClient/requirements.txt
+pins=$(cat Tests/GeneratedClient/requirements.txt Tests/ConsoleBrowser/requirements.txt)
 
-if [ -x "$tools/bin/openapi-python-client" ] && cmp -s "$requirements" "$tools/requirements.txt"; then exit 0; fi
+if [ -x "$tools/bin/openapi-python-client" ] && [ "$pins" = "$(cat "$tools/requirements.txt" 2>/dev/null)" ]; then exit 0; fi
 
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then
@@ -22,8 +23,8 @@ if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     fi
 fi
 
-echo "installing $(tr '\n' ' ' < "$requirements")into $tools" >&2
+echo "installing $(echo $pins) into $tools" >&2
 rm -rf "$tools"
 python3 -m venv "$tools"
-"$tools/bin/pip" install -q --disable-pip-version-check -r "$requirements"
-cp "$requirements" "$tools/requirements.txt"
+"$tools/bin/pip" install -q --disable-pip-version-check $pins
+printf '%s\n' "$pins" > "$tools/requirements.txt"

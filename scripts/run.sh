@@ -3,7 +3,7 @@
 #   1. the private cluster under .data/ when DATABASE_URL is not set (geoledger db start);
 #   2. migrations, as the owner;
 #   3. on the first run, a token of scope admin, printed once and kept in $GEOLEDGER_DATA_DIR/admin-token (mode 600);
-#   4. geoledger serve, after printing its URL and a curl line that works.
+#   4. geoledger serve, after printing its URL, a curl line that works and the web console's address.
 # GEOLEDGER names the binary (default .build/release/geoledger); GEOLEDGER_LISTEN the address (default
 # 127.0.0.1:8080); GEOLEDGER_CONNECT_RETRY how long to wait for a database that is still starting.
 set -eu
@@ -44,4 +44,5 @@ esac
 url="http://$host:$port"
 echo "Geoledger serves $url (stop with Ctrl-C). Try:"
 echo "  curl -H \"Authorization: Bearer \$(cat $token_file)\" '$url/v1/events?after=0&limit=10'"
+echo "Web console: $url/ (sign in with the token in $token_file)"
 exec "$geoledger" serve --listen "$listen"

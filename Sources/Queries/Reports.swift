@@ -8,9 +8,25 @@ public enum Reports {
     /// The report's rows for the filters.
     /// - Throws: ``QueryError/filter(name:message:)`` when the report does not take a filter given; the connection's errors.
     public static func table(_ report: Report, _ filters: ReportFilters, on connection: Connection) throws -> Table {
+        try rows(report, filters, limit: nil, on: connection).table
+    }
+
+    /// The report's first `limit` rows, and how many rows it has in all: for a page that shows the first rows and
+    /// offers the whole report as a download. The function computes every row either way; only `limit` of them are
+    /// sent and read.
+    public static func firstRows(
+        _ report: Report, _ filters: ReportFilters, limit: Int, on connection: Connection
+    ) throws -> (table: Table, total: Int) {
+        let (table, total) = try rows(report, filters, limit: limit, on: connection)
+        return (table, total ?? table.rows.count)
+    }
+
+    private static func rows(
+        _ report: Report, _ filters: ReportFilters, limit: Int?, on connection: Connection
+    ) throws -> (table: Table, total: Int?) {
         try filters.check(for: report)
         let sql: String
-        let parameters: [(any PostgresEncodable)?]
+        var parameters: [(any PostgresEncodable)?]
         switch report {
         case .terminalDrift, .visitDistance:
             sql = "SELECT * FROM \(report.function)($1, $2, $3, $4, $5)"
@@ -29,15 +45,22 @@ public enum Reports {
             parameters = [filters.from, filters.to, filters.app, filters.provider]
         }
         let columns = report.columns
+        var query = sql
+        if let limit {
+            parameters.append(limit)
+            query = "SELECT r.*, count(*) OVER () FROM (\(sql)) r LIMIT $\(parameters.count)"
+        }
+        var total: Int?
         let rows = try connection.transaction { transaction in
             // The sorts and aggregates of a million fixes' summaries fit in memory with this; the default 4 MB
             // sends them to disk.
             try transaction.execute("SET LOCAL work_mem = '64MB'")
-            return try transaction.query(sql, parameters).map { row in
-                try columns.indices.map { index in try value(row, index, as: columns[index].kind) }
+            return try transaction.query(query, parameters).map { row in
+                if limit != nil, total == nil { total = try row.decode(columns.count, as: Int.self) }
+                return try columns.indices.map { index in try value(row, index, as: columns[index].kind) }
             }
         }
-        return Table(columns: columns, rows: rows)
+        return (Table(columns: columns, rows: rows), limit == nil ? rows.count : (total ?? 0))
     }
 
     /// The SQL that runs the report with its default filters, for `EXPLAIN`.

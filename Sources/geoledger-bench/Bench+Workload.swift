@@ -88,7 +88,7 @@ extension Bench {
     /// Writes the workload of `options` to a temporary file, ingests it (untimed) into a fresh database of its own and
     /// runs `body` on that database: the setting of the stages that time queries rather than the ingest.
     static func withIngestedWorkload(
-        server: PostgresConfiguration, options: Options, _ body: (Connection) throws -> Void
+        server: PostgresConfiguration, options: Options, _ body: (Connection, PostgresConfiguration) throws -> Void
     ) throws {
         let admin = try Connection.connect(server)
         defer { admin.close() }
@@ -102,7 +102,7 @@ extension Bench {
                 try ingest(connection)
             }
             emit("ingest_appended=\(totals.appended)")
-            try body(connection)
+            try body(connection, database)
         }
     }
 

@@ -297,8 +297,11 @@ extension RawClient {
     }
 
     /// A request with the bench's token, and its body as NDJSON; the answer's status and body.
-    func request(_ method: String, _ target: String, token: String, body: [UInt8] = []) throws -> (status: Int, body: [UInt8]) {
-        var headers = [(name: "Authorization", value: "Bearer \(token)")]
+    /// - Parameter cookie: sent instead of the token, as a browser signed in to the console sends its session.
+    func request(
+        _ method: String, _ target: String, token: String, cookie: String? = nil, body: [UInt8] = []
+    ) throws -> (status: Int, body: [UInt8]) {
+        var headers = [cookie.map { (name: "Cookie", value: $0) } ?? (name: "Authorization", value: "Bearer \(token)")]
         if method == "POST" { headers.append((name: "Content-Type", value: "application/x-ndjson")) }
         let answer = try request(method, target, headers: headers, body: body)
         return (answer.status, answer.body)

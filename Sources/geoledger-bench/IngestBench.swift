@@ -70,6 +70,8 @@ enum IngestBench {
                     try HistoryBench.run(on: connection)
                     try Bench.settle(connection, before: "reports")
                     try ReportsBench.run(on: connection)
+                    try Bench.settle(connection, before: "console")
+                    try ConsoleBench.run(database: database, on: connection)
                 }
             }
         }
@@ -85,7 +87,7 @@ enum IngestBench {
 
     /// `geoledger-bench history`: the workload ingested (untimed) into a fresh database, then the history stage.
     static func runHistory(server: PostgresConfiguration, options: Bench.Options) throws {
-        try Bench.withIngestedWorkload(server: server, options: options) { connection in
+        try Bench.withIngestedWorkload(server: server, options: options) { connection, _ in
             try Bench.settle(connection, before: "history")
             try HistoryBench.run(on: connection)
         }

@@ -63,6 +63,6 @@ enum ReportsBench {
 
     /// A fresh database with the bench's workload ingested, then the reports timed on it.
     static func run(server: PostgresConfiguration, options: Bench.Options) throws {
-        try Bench.withIngestedWorkload(server: server, options: options) { connection in try run(on: connection) }
+        try Bench.withIngestedWorkload(server: server, options: options) { connection, _ in try run(on: connection) }
     }
 }

@@ -11,7 +11,7 @@ let usage = """
     PG* variables), in a table or a database of their own that they drop at the end.
 
     Commands:
-      all [OPTIONS]            region, json, bulk, ingest (with history and reports) and http, then a RESULT
+      all [OPTIONS]            region, json, bulk, ingest (with history, reports and console) and http, then a RESULT
                                line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
@@ -32,6 +32,14 @@ let usage = """
                                first page (100 rows) of the busiest merchant and terminal and of a sample
                                of others, in ms (history_ms= the slowest), and the plan of the busiest
                                merchant's page
+      console [OPTIONS]        the workload ingested (untimed) into a fresh database, then the web console's
+                               pages served in process and timed by the server (from the request's headers to
+                               its answer): the start page, a search, the busiest merchant and terminal and a
+                               sample of others, a visit, an enterprise, a history page of 1,000 rows, every
+                               report's page and the drift report's CSV; each page's slowest in ms
+                               (console_<page>_ms), the slowest page of all (console_slowest_page,
+                               console_ms), and each report's query alone as its page runs it
+                               (console_report_<name>_query_ms); 'all' does the same on the replayed database
       http [OPTIONS]           the workload POSTed to geoledger serve (the binary next to this program) in
                                batches of 1,000 by 4 clients on loopback, against COPY of the same rows:
                                the rate until the last batch is acknowledged (http_events_per_s) and until
@@ -57,7 +65,7 @@ let usage = """
                                of the statements inside the slowest's function, executed (auto_explain,
                                which takes a superuser); 'all' does the same on the replayed database
 
-    Options of all, ingest, history, reports, http, citus and workload:
+    Options of all, ingest, history, reports, console, http, citus and workload:
       --events N       events in the workload (default 1,000,000)
       --seed S         the workload's random seed
       --duplicates R   share of valid lines sent a second time, within 0...1 (default 0.01)
@@ -148,6 +156,12 @@ do {
         }
     case "citus":
         try CitusBench.run(try parse(rest, options: CitusBench.optionNames))
+    case "console":
+        let options = try Bench.Options(try parse(rest, options: Bench.Options.workloadNames))
+        try Bench.withIngestedWorkload(server: .fromEnvironment(), options: options) { connection, database in
+            try Bench.settle(connection, before: "console")
+            try ConsoleBench.run(database: database, on: connection)
+        }
     case "reports":
         let arguments = try parse(rest, options: Bench.Options.workloadNames)
         try ReportsBench.run(server: .fromEnvironment(), options: try Bench.Options(arguments))

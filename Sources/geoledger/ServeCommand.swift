@@ -1,4 +1,5 @@
 import CommandLineArguments
+import Console
 import Foundation
 import Geo
 import GeoledgerAPI
@@ -20,6 +21,8 @@ enum ServeCommand {
             Usage: geoledger serve [--listen HOST:PORT] [--threads N] [--max-body SIZE] [--public-metrics]
                                    [--log-level LEVEL] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                                    [--max-connections N] [--max-connections-per-client N]
+                                   [--map-tiles URL-TEMPLATE [--map-tiles-attribution TEXT]
+                                    [--map-tiles-datum wgs84|gcj02]]
 
             Serves the HTTP API (docs/http.md) in the foreground. Requests under /v1 need a token
             (geoledger token create): 'Authorization: Bearer TOKEN'; ingest for POST, read for GET, admin
@@ -34,6 +37,12 @@ enum ServeCommand {
             the server recovers by itself when it is back, and starts even when it is not there yet. While
             its disk is full, POST /v1/events answers 503 database_full with Retry-After, nothing stored.
             It refuses to start on a database that is reachable but not migrated.
+
+            The web console is served on the same port under / (sign in at /sign-in with a token of scope
+            read or admin; docs/console.md): read-only pages of merchants, terminals, enterprises, visits
+            and reports with a Leaflet map, from Debian's libjs-leaflet (/usr/share/javascript/leaflet, or
+            GEOLEDGER_LEAFLET_DIR); without it the pages are served and say the map is off. The map's base
+            layer is the region outlines, which need no network; --map-tiles adds a tile layer.
 
             Every request is logged on standard error as one JSON line: time, request id, method, route,
             status, duration, bytes, token name (never the token or the body). Answers carry X-Request-Id.
@@ -77,6 +86,16 @@ enum ServeCommand {
                                    (GEOLEDGER_MAX_CONNECTIONS_PER_CLIENT, default 0: no limit but the total)
               --tls-client-ca FILE the CA certificates (PEM) clients' certificates must be signed by
                                    (GEOLEDGER_TLS_CLIENT_CA); needs --tls-cert and --tls-key
+              --map-tiles URL-TEMPLATE
+                                   a tile layer under the console's map, as Leaflet takes it:
+                                   https://{s}.tile.example.org/{z}/{x}/{y}.png (GEOLEDGER_MAP_TILES);
+                                   the Content-Security-Policy then allows images from that host
+              --map-tiles-attribution TEXT
+                                   the tiles' credit, shown on the map (GEOLEDGER_MAP_TILES_ATTRIBUTION)
+              --map-tiles-datum wgs84|gcj02
+                                   the datum the tiles are drawn in (GEOLEDGER_MAP_TILES_DATUM, default
+                                   wgs84; gcj02 for AMap and Tencent tiles of China): every position is
+                                   drawn in it
 
             The projections (positions, histories, visits, reports) are kept behind the log by a projector
             running in the server, woken by each append and looking for other processes' appends every
@@ -106,7 +125,7 @@ enum ServeCommand {
                 words,
                 options: [
                     "listen", "threads", "max-body", "log-level", "tls-cert", "tls-key", "tls-client-ca", "max-connections",
-                    "max-connections-per-client",
+                    "max-connections-per-client", "map-tiles", "map-tiles-attribution", "map-tiles-datum",
                 ],
                 flags: ["public-metrics"])
             guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
@@ -122,9 +141,16 @@ enum ServeCommand {
         defer { pool.close() }
         let log: @Sendable (String) -> Void = { line in writeStandardError(line + "\n") }
         let projector = settings.projector()
+        let classifier = try BoundaryClassifier.bundled()
         let api = GeoledgerAPI(
-            pool: pool, service: IngestService(classifier: try BoundaryClassifier.bundled(), projector: projector),
+            pool: pool, service: IngestService(classifier: classifier, projector: projector),
             configuration: GeoledgerAPI.Configuration(publicMetrics: serve.publicMetrics, log: log))
+        var consoleSettings = Console.Configuration(secureCookies: serve.tls != nil, tiles: serve.mapTiles)
+        if let directory = environment["GEOLEDGER_LEAFLET_DIR"], !directory.isEmpty { consoleSettings.leafletDirectory = directory }
+        let console = try Console(
+            pool: pool, projector: projector, tokens: Console.Tokens(api: api), classifier: classifier,
+            configuration: consoleSettings, log: { message in api.log(message) })
+        for note in console.notes { api.log(note) }
         do {
             try pool.withConnection { connection in
                 let migrated = try connection.query("SELECT to_regclass('api_tokens') IS NOT NULL").first?.decode(0, as: Bool.self)
@@ -145,7 +171,9 @@ enum ServeCommand {
         configuration.completed = { request in api.completed(request) }
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(configuration, router: api.router)
+            var router = api.router
+            console.add(to: &router)
+            server = try HTTPServer.start(configuration, router: router)
         } catch {
             throw CommandError("cannot serve on \(configuration.address): \(error)")
         }
@@ -158,6 +186,7 @@ enum ServeCommand {
         if let certificate = server.certificateSummary { api.log("serving TLS with the certificate \(certificate)") }
         let scheme = server.isTLS ? "https" : "http"
         print("geoledger serve: listening on \(scheme)://\(server.configuration.address) (database \(settings.database))")
+        print("geoledger serve: web console on \(scheme)://\(server.configuration.address)/sign-in")
         try flushPrintedOutput()
         server.waitUntilStopped()
         signals.cancel()
@@ -177,6 +206,7 @@ struct ServeSettings: Equatable {
     var tls: HTTPServer.TLS?
     var maximumConnections: Int
     var maximumConnectionsPerClient: Int
+    var mapTiles: MapTiles?
 
     init(arguments: Arguments, environment: [String: String]) throws {
         func setting(_ option: String, _ variable: String) -> (text: String, source: String)? {
@@ -234,6 +264,25 @@ struct ServeSettings: Equatable {
                 throw UsageError("\(clientCA.source) needs --tls-cert FILE and --tls-key FILE: mutual TLS is served over TLS")
             }
             tls = nil
+        }
+        let tileDatum = setting("map-tiles-datum", "GEOLEDGER_MAP_TILES_DATUM")
+        let attribution = setting("map-tiles-attribution", "GEOLEDGER_MAP_TILES_ATTRIBUTION")
+        if let tiles = setting("map-tiles", "GEOLEDGER_MAP_TILES") {
+            var datum = Datum.wgs84
+            if let tileDatum {
+                guard let named = Datum(rawValue: tileDatum.text), named != .bd09 else {
+                    throw UsageError("\(tileDatum.source) must be wgs84 or gcj02, not '\(tileDatum.text)'")
+                }
+                datum = named
+            }
+            do {
+                mapTiles = try MapTiles(urlTemplate: tiles.text, attribution: attribution?.text ?? "", datum: datum)
+            } catch {
+                throw UsageError("\(tiles.source): \(error)")
+            }
+        } else {
+            if let given = tileDatum ?? attribution { throw UsageError("\(given.source) needs --map-tiles URL-TEMPLATE") }
+            mapTiles = nil
         }
     }
 

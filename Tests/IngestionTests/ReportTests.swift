@@ -110,6 +110,21 @@ struct ReportTests {
         expectRows(try rows(db, .terminalDrift, ReportFilters(to: Self.at("2026-11-05T00:00:00Z"), threshold: 100)), [t2Row])
     }
 
+    @Test("the first rows of a report, for a page: the report's own first rows in its order, and how many it has in all")
+    func firstRows() throws {
+        let db = try fixture()
+        defer { db.drop() }
+        for report in Report.allCases {
+            let filters = report.defaultThreshold == nil ? ReportFilters() : ReportFilters(threshold: 0)
+            let all = try rows(db, report, filters)
+            for limit in [1, 2, all.count + 1] {
+                let first = try Reports.firstRows(report, filters, limit: limit, on: db.connection)
+                #expect(first.total == all.count, "\(report) limit \(limit)")
+                expectRows(first.table.rows, Array(all.prefix(limit)))
+            }
+        }
+    }
+
     @Test("visit-distance: visit records past the threshold from the merchant's address position, by visitor")
     func visitDistance() throws {
         let db = try fixture()
