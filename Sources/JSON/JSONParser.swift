@@ -267,7 +267,7 @@ struct JSONParser {
 
     /// A member name, and the ``JSONObject/head(_:)`` of its bytes in the input: one of ``knownNames`` when its bytes
     /// spell it, else read as any string.
-    private mutating func parseName() throws -> (name: String, head: UInt64) {
+    mutating func parseName() throws -> (name: String, head: UInt64) {
         let start = index + 1
         if let knownNames {
             // To the closing quote, unless a backslash or a control character comes first: then it is read as any string is.
@@ -547,7 +547,7 @@ struct JSONParser {
 
     /// Exact for up to 15 significant digits and exponents within ±22 (one correctly rounded operation on exact
     /// operands); anything else goes through `strtod`.
-    private mutating func parseNumber() throws -> Double {
+    mutating func parseNumber() throws -> Double {
         let start = index
         var negative = false
         if current == UInt8(ascii: "-") {

@@ -13,6 +13,10 @@ public final class KnownNames: Sendable {
     private let slots: [Slot]
     /// The name of each slot.
     private let names: [String]
+    /// The place of each slot's name among the names given (the first of each given twice), -1 for an empty slot.
+    private let places: [Int]
+    /// The names given, the first of each given twice, in order.
+    let given: [String]
     /// The names' UTF-8, one after another.
     private let bytes: [UInt8]
     /// There are `mask + 1` slots, a power of two, at least twice as many as there are names.
@@ -25,18 +29,22 @@ public final class KnownNames: Sendable {
         while size < 2 * unique.count { size *= 2 }
         var slots = Array(repeating: Slot(), count: size)
         var names = Array(repeating: "", count: size)
+        var places = Array(repeating: -1, count: size)
         var bytes: [UInt8] = []
-        for name in unique {
+        for (place, name) in unique.enumerated() {
             let head = JSONObject.head(name)
             let count = name.utf8.count
             var slot = Self.slot(head: head, count: count) & (size - 1)
             while slots[slot].count != 0 { slot = (slot + 1) & (size - 1) }
             slots[slot] = Slot(head: head, count: count, start: bytes.count)
             names[slot] = name
+            places[slot] = place
             bytes.append(contentsOf: name.utf8)
         }
         self.slots = slots
         self.names = names
+        self.places = places
+        self.given = unique
         self.bytes = bytes
         mask = size - 1
     }
@@ -48,11 +56,20 @@ public final class KnownNames: Sendable {
 
     /// The known name whose UTF-8 is `text`, whose ``JSONObject/head(_:)`` is `head`; nil when there is none.
     func name(_ text: UnsafeBufferPointer<UInt8>, head: UInt64) -> String? {
+        slot(of: text, head: head).map { names[$0] }
+    }
+
+    /// The place among the names given (``given``) of the known name whose UTF-8 is `text`; nil when there is none.
+    func place(of text: UnsafeBufferPointer<UInt8>, head: UInt64) -> Int? {
+        slot(of: text, head: head).map { places[$0] }
+    }
+
+    private func slot(of text: UnsafeBufferPointer<UInt8>, head: UInt64) -> Int? {
         var index = Self.slot(head: head, count: text.count) & mask
         while true {
             let slot = slots[index]
             if slot.count == 0 { return nil }
-            if slot.count == text.count, slot.head == head, matches(text, from: slot.start) { return names[index] }
+            if slot.count == text.count, slot.head == head, matches(text, from: slot.start) { return index }
             index = (index + 1) & mask
         }
     }

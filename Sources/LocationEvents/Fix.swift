@@ -113,7 +113,6 @@ enum FixMember: Int, KnownMember {
     case lat, lon, datum, horizontalAccuracy, accuracyAuthorization, provider, capturedAt, address, claimedInRegion
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }
 
 /// The members of an address, in the order messages list them (``Address/fieldNames``).
@@ -121,7 +120,6 @@ enum AddressMember: Int, KnownMember {
     case country, province, city, district, street, streetNumber, poiName, formatted, adcode
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }
 
 /// The members of an actor, in the order of ``Actor/fieldNames``.
@@ -129,5 +127,4 @@ enum ActorMember: Int, KnownMember {
     case userId, app, appVersion, deviceId, os, platform
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }

@@ -46,8 +46,8 @@ struct PreparedEdgeCaseBytesTests {
             switch item {
             case .malformed(let error):
                 errors = [error]
-            case .json(let value, _):
-                guard case .failure(let failure) = SubmissionValidator().validate(value, now: now) else {
+            case .bytes(let bytes):
+                guard case .failure(let failure) = SubmissionValidator().validate(bytes, now: now) else {
                     Issue.record("item \(number) was neither prepared nor refused")
                     continue
                 }

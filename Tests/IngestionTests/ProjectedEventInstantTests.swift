@@ -48,7 +48,7 @@ struct ProjectedEventInstantTests {
             #"{"eventId":"0b9c2a4e-3f1d-4a51-9a8e-abcdef000004","type":"LocationFailed","terminalId":"T1","provider":"amap","errorCode":12,"capturedAt":"\#(capturedAt)","actor":{"os":"Android 13"}}"#,
         ]
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
-        let batch = service.prepare(lines.map { IngestItem(parsing: Data($0.utf8)) }, now: Self.now)
+        let batch = service.prepare(lines.map { IngestItem.bytes(Data($0.utf8)) }, now: Self.now)
         #expect(batch.events.count == lines.count)
         for (event, projected) in zip(batch.events, batch.projected) {
             let read = try ProjectedEvent(

@@ -225,10 +225,8 @@ import Testing
         #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_a_number"])
     }
 
-    @Test(arguments: [
-        JSONValue.string("NaN"), .string("Infinity"), .string("-Infinity"), .string("1e999"),
-        .number(.nan), .number(.infinity),
-    ])
+    // A number no Double holds (1e999) is not JSON to the parser; so a non-finite number arrives only as a string.
+    @Test(arguments: [JSONValue.string("NaN"), .string("Infinity"), .string("-Infinity"), .string("1e999")])
     func coordinateNotFinite(value: JSONValue) {
         #expect(pairs(merchant("fix.lat", value)) == ["fix.lat not_finite"])
         #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_finite"])

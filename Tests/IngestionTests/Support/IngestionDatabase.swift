@@ -115,7 +115,7 @@ struct IngestionDatabase {
     }
 
     static func item(_ text: String) -> IngestItem {
-        IngestItem(parsing: Data(text.utf8))
+        IngestItem.bytes(Data(text.utf8))
     }
 
     /// The rows of a projection table matching `condition`, each as a JSON object (`to_jsonb`): timestamps read
