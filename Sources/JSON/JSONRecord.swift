@@ -15,9 +15,14 @@ public final class JSONRecordFormat: Sendable {
         let members: [Int]
         /// Where the object's values start in a record's values.
         let first: Int
+        /// Per member, `"name":` as canonical JSON writes it, one after another in `quotedNames`.
+        let quotedNames: [UInt8]
+        let quotedRanges: [Range<Int>]
     }
 
     let objects: [Object]
+    /// Per kind of object, ``Object/first``: read without copying the object's description.
+    let firsts: [Int]
     let names: KnownNames
     let valueCount: Int
 
@@ -29,16 +34,29 @@ public final class JSONRecordFormat: Sendable {
         var built: [Object] = []
         for members in objects {
             precondition(members.count <= 64, "a JSON record's object has at most 64 members")
+            precondition(members.allSatisfy { !$0.name.isEmpty }, "a JSON record's members have names")
             var places = Array(repeating: -1, count: allNames.given.count)
-            for (member, entry) in members.enumerated() { places[allNames.given.firstIndex(of: entry.name)!] = member }
+            for (member, entry) in members.enumerated() {
+                places[allNames.given.firstIndex { $0.utf8.elementsEqual(entry.name.utf8) }!] = member
+            }
             let order = members.indices.sorted { JSONObject.precedes(members[$0].name, members[$1].name) }
+            var quoted: [UInt8] = []
+            var ranges: [Range<Int>] = []
+            for member in members {
+                let start = quoted.count
+                JSONValue.writeString(member.name, into: &quoted)
+                quoted.append(UInt8(ascii: ":"))
+                ranges.append(start..<quoted.count)
+            }
             built.append(Object(
-                names: members.map(\.name), children: members.map(\.object), canonicalOrder: order, members: places, first: first))
+                names: members.map(\.name), children: members.map(\.object), canonicalOrder: order, members: places, first: first,
+                quotedNames: quoted, quotedRanges: ranges))
             first += members.count
         }
         let held = objects.flatMap { $0.compactMap(\.object) }
         precondition(Set(held).count == held.count && !held.contains(0), "each kind of object is held by one member")
         self.objects = built
+        firsts = built.map(\.first)
         names = allNames
         valueCount = first
     }
@@ -115,7 +133,7 @@ public struct JSONRecord {
 
     /// The value of member `member` of the object of kind `object`.
     public subscript(object: Int, member: Int) -> Value {
-        values[format.objects[object].first + member]
+        values[format.firsts[object] + member]
     }
 
     /// The names of the members of the object of kind `object`, in the order given to the format.
@@ -152,14 +170,11 @@ public struct JSONRecord {
             let value = values[object.first + member]
             guard value.kind != .absent else { continue }
             var replacement: String??
-            if let change = changes.first(where: { $0.member == member }) {
-                guard let text = change.value else { continue }
-                replacement = text
-            }
+            for change in changes where change.member == member { replacement = change.value }
+            if case .some(.none) = replacement { continue }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            write(string: object.names[member], into: &out)
-            out.append(UInt8(ascii: ":"))
+            object.quotedNames.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[object.quotedRanges[member]])) }
             if let replacement, let text = replacement {
                 write(string: text, into: &out)
                 continue
@@ -256,7 +271,12 @@ extension JSONParser {
                     seen |= 1 << member
                     record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: &record)
                 } else {
-                    if unknownSeen.contains(name) { repeated = repeated ?? name } else { unknownSeen.append(name) }
+                    // Names are the same by their code points, not by String's canonical equivalence.
+                    if unknownSeen.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
+                        repeated = repeated ?? name
+                    } else {
+                        unknownSeen.append(name)
+                    }
                     record.unknownMembers.append((kind, name))
                     _ = try parseValue()
                 }

@@ -53,9 +53,8 @@ public struct SubmissionValidator: Sendable {
         }
 
         let eventIdText = top[.eventId].flatMap { $0.kind == .string ? record.string($0) : nil }
-        let named = top[.type].flatMap { $0.kind == .string ? EventType(rawValue: record.string($0)) : nil }
         guard checker.errors.isEmpty, let eventId, let body, let eventIdText else {
-            return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: named)
+            return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: type)
         }
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
@@ -66,7 +65,7 @@ public struct SubmissionValidator: Sendable {
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
         return DecodedSubmission(
             result: .success(submission), data: record.canonicalData(of: SubmissionFormat.top, changing: changes),
-            eventIdText: eventIdText, type: named)
+            eventIdText: eventIdText, type: type)
     }
 
     private func eventId(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> UUID? {
@@ -278,11 +277,22 @@ enum SubmissionMember: Int, KnownMember {
 
     /// The members of a type of submission, as a set of bits by member.
     static func members(of type: EventType) -> UInt64 {
-        membersByType[EventType.allCases.firstIndex(of: type)!]
+        switch type {
+        case .merchantAddressFixed: membersByType[0]
+        case .enterpriseAddressFixed: membersByType[1]
+        case .terminalBound: membersByType[2]
+        case .terminalUnbound: membersByType[3]
+        case .terminalLocated: membersByType[4]
+        case .visitRecorded: membersByType[5]
+        case .locationFailed: membersByType[6]
+        }
     }
 
-    /// ``members(of:)`` of each type, in the order of `EventType.allCases`.
-    private static let membersByType = EventType.allCases.map(ownMembers)
+    /// ``members(of:)`` of each type, in the order of ``members(of:)``'s cases.
+    private static let membersByType = [
+        EventType.merchantAddressFixed, .enterpriseAddressFixed, .terminalBound, .terminalUnbound, .terminalLocated,
+        .visitRecorded, .locationFailed,
+    ].map(ownMembers)
 
     private static func ownMembers(of type: EventType) -> UInt64 {
         let own: [SubmissionMember]
