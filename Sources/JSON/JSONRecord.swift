@@ -4,8 +4,8 @@ import Foundation
 /// another kind. A document is read against it straight into a ``JSONRecord``: a value per member the format names,
 /// as a kind, a number and a span of the input, without a tree and without a `String` per value.
 public final class JSONRecordFormat: Sendable {
-    /// One kind of object of the format.
-    struct Object: Sendable {
+    /// One kind of object of the format. A class, so that a reader holds one reference to it.
+    final class Object: Sendable {
         let names: [String]
         /// Per member: the kind of object it holds, when it holds one of the format.
         let children: [Int?]
@@ -18,6 +18,14 @@ public final class JSONRecordFormat: Sendable {
         /// Per member, `"name":` as canonical JSON writes it, one after another in `quotedNames`.
         let quotedNames: [UInt8]
         let quotedRanges: [Range<Int>]
+
+        init(
+            names: [String], children: [Int?], canonicalOrder: [Int], members: [Int], first: Int, quotedNames: [UInt8],
+            quotedRanges: [Range<Int>]
+        ) {
+            (self.names, self.children, self.canonicalOrder, self.members) = (names, children, canonicalOrder, members)
+            (self.first, self.quotedNames, self.quotedRanges) = (first, quotedNames, quotedRanges)
+        }
     }
 
     let objects: [Object]
@@ -68,9 +76,9 @@ public final class JSONRecordFormat: Sendable {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var parser = JSONParser(bytes: bytes)
-            var record = JSONRecord(format: self, bytes: bytes)
+            let record = JSONRecord(format: self, bytes: bytes)
             do {
-                try parser.readRecord(into: &record)
+                try parser.readRecord(into: record)
             } catch let error as JSONValueError {
                 return try body(.failure(error))
             } catch {
@@ -83,7 +91,9 @@ public final class JSONRecordFormat: Sendable {
 
 /// A document read against a ``JSONRecordFormat``: per member the format names, its value's kind, its number and
 /// where it lies in the input. Members the format does not name are checked as JSON and kept by name only.
-public struct JSONRecord {
+/// A class, so that the objects a reader hands around share one record rather than copy it; valid only inside
+/// ``JSONRecordFormat/withRecord(of:_:)``'s body.
+public final class JSONRecord {
     /// One member's value.
     public struct Value: Sendable {
         public enum Kind: UInt8, Sendable {
@@ -119,7 +129,8 @@ public struct JSONRecord {
 
     public let format: JSONRecordFormat
     let bytes: UnsafeBufferPointer<UInt8>
-    var values: [Value]
+    /// A value per member of the format, by kind of object, in the order ``JSONRecordFormat/Object/first`` gives.
+    let values: UnsafeMutableBufferPointer<Value>
     /// The kind of the document's value: its members are read only when it is an object.
     public internal(set) var documentKind: Value.Kind = .absent
     /// The members the format does not name, in input order: the kind of object they are in, and their name.
@@ -128,7 +139,12 @@ public struct JSONRecord {
     init(format: JSONRecordFormat, bytes: UnsafeBufferPointer<UInt8>) {
         self.format = format
         self.bytes = bytes
-        values = Array(repeating: Value(), count: format.valueCount)
+        values = .allocate(capacity: format.valueCount)
+        values.initialize(repeating: Value())
+    }
+
+    deinit {
+        values.deallocate()
     }
 
     /// The value of member `member` of the object of kind `object`.
@@ -217,10 +233,10 @@ public struct JSONRecord {
 extension JSONParser {
     /// Reads the document into `record`: the top object's members, and those of the objects of the format they
     /// hold, into their values; everything else checked as JSON (as ``parseValue()`` does) and let go.
-    mutating func readRecord(into record: inout JSONRecord) throws {
+    mutating func readRecord(into record: JSONRecord) throws {
         skipWhitespace()
         if current == UInt8(ascii: "{") {
-            try readRecordObject(0, into: &record)
+            try readRecordObject(0, into: record)
             record.documentKind = .object
         } else {
             record.documentKind = Self.kind(of: try parseValue())
@@ -241,13 +257,12 @@ extension JSONParser {
 
     /// An object of kind `kind`; as ``parseValue()`` reads one, with the same errors in the same order: a member named
     /// twice is refused once the object is read, naming the first name given again.
-    private mutating func readRecordObject(_ kind: Int, into record: inout JSONRecord) throws {
+    private mutating func readRecordObject(_ kind: Int, into record: JSONRecord) throws {
         let format = record.format
         let object = format.objects[kind]
         try enter()
         defer { depth -= 1 }
         index += 1
-        for member in object.names.indices { record.values[object.first + member] = JSONRecord.Value() }
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -269,7 +284,7 @@ extension JSONParser {
                 if let member {
                     if seen & (1 << member) != 0 { repeated = repeated ?? name }
                     seen |= 1 << member
-                    record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: &record)
+                    record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: record)
                 } else {
                     // Names are the same by their code points, not by String's canonical equivalence.
                     if unknownSeen.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
@@ -319,13 +334,13 @@ extension JSONParser {
 
     /// A member's value: an object of the format's kind `child` read as one, any other value as its kind, number and
     /// span. Strings are checked as ``parseString()`` checks them, without making a `String`.
-    private mutating func readRecordValue(holding child: Int?, into record: inout JSONRecord) throws -> JSONRecord.Value {
+    private mutating func readRecordValue(holding child: Int?, into record: JSONRecord) throws -> JSONRecord.Value {
         guard let byte = current else { throw error("unexpected end of input") }
         var value = JSONRecord.Value()
         value.start = index
         switch byte {
         case UInt8(ascii: "{"):
-            if let child { try readRecordObject(child, into: &record) } else { _ = try parseValue() }
+            if let child { try readRecordObject(child, into: record) } else { _ = try parseValue() }
             value.kind = .object
         case UInt8(ascii: "["):
             _ = try parseValue()
