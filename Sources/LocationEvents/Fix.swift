@@ -1,7 +1,7 @@
 import Geo
 
 /// A position as the app sent it, before the server adds anything.
-public struct Fix: Sendable, Hashable, Codable {
+public struct Fix: Sendable, Hashable {
     /// Latitude in degrees, in `datum` (or the inferred datum when that is nil).
     public var lat: Double
     /// Longitude in degrees.
@@ -41,7 +41,7 @@ public struct Fix: Sendable, Hashable, Codable {
 }
 
 /// A reverse-geocoded address as the SDK returned it. Every part is optional.
-public struct Address: Sendable, Hashable, Codable {
+public struct Address: Sendable, Hashable {
     public var country: String?
     /// Province, autonomous region, municipality or SAR (CoreLocation's `administrativeArea`).
     public var province: String?
@@ -79,7 +79,7 @@ public struct Address: Sendable, Hashable, Codable {
 }
 
 /// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.
-public struct Actor: Sendable, Hashable, Codable {
+public struct Actor: Sendable, Hashable {
     public var userId: String?
     public var app: String?
     public var appVersion: String?

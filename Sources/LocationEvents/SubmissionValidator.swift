@@ -18,22 +18,26 @@ public struct SubmissionValidator: Sendable {
     /// member twice gives its path / `duplicate_key`.
     /// - Parameter now: the server's clock, for the `in_future` check.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        decode(data, now: now).result
+        decode(data, now: now, writingData: false).result
     }
 
     /// Reads and validates one submission, and writes what the event stores of it (``DecodedSubmission/data``).
     public func decode(_ data: Data, now: Date) -> DecodedSubmission {
+        decode(data, now: now, writingData: true)
+    }
+
+    private func decode(_ data: Data, now: Date, writingData: Bool) -> DecodedSubmission {
         SubmissionFormat.format.withRecord(of: data) { read in
             switch read {
             case .failure(let error):
                 return DecodedSubmission(result: .failure(ValidationFailure(errors: [FieldError(error)])))
             case .success(let record):
-                return decode(record, now: now)
+                return decode(record, now: now, writingData: writingData)
             }
         }
     }
 
-    private func decode(_ record: JSONRecord, now: Date) -> DecodedSubmission {
+    private func decode(_ record: JSONRecord, now: Date, writingData: Bool) -> DecodedSubmission {
         guard record.documentKind == .object else {
             return DecodedSubmission(result: .failure(ValidationFailure(errors: [
                 FieldError(field: "", code: .notAnObject, message: "a submission must be a JSON object, not \(record.documentKind.typeName)")
@@ -64,7 +68,7 @@ public struct SubmissionValidator: Sendable {
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
         return DecodedSubmission(
-            result: .success(submission), data: record.canonicalData(of: SubmissionFormat.top, changing: changes),
+            result: .success(submission), data: writingData ? record.canonicalData(of: SubmissionFormat.top, changing: changes) : nil,
             eventIdText: eventIdText, type: type)
     }
 

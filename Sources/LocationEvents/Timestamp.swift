@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The text is kept because the offset the device used is itself information (which time zone it was set to),
 /// and because stored events must be reproducible byte for byte.
-public struct Timestamp: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Timestamp: Sendable, Hashable, CustomStringConvertible {
     /// The RFC 3339 text exactly as sent.
     public let text: String
     /// The instant it denotes.
@@ -22,20 +22,6 @@ public struct Timestamp: Sendable, Hashable, Codable, CustomStringConvertible {
     init(text: String, date: Date) {
         self.text = text
         self.date = date
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let parsed = Timestamp(rfc3339: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 timestamp with offset: \(text)")
-        }
-        self = parsed
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
     }
 
     public var description: String { text }

@@ -32,11 +32,4 @@ import Testing
     func malformed(text: String) {
         #expect(RFC3339.parse(text) == .failure(.malformed))
     }
-
-    @Test func encodesAsTheTextSent() throws {
-        let timestamp = try #require(Timestamp(rfc3339: "2026-11-29T10:00:00+08:00"))
-        let data = try JSONEncoder().encode([timestamp])
-        #expect(String(decoding: data, as: UTF8.self) == #"["2026-11-29T10:00:00+08:00"]"#)
-        #expect(try JSONDecoder().decode([Timestamp].self, from: data) == [timestamp])
-    }
 }
