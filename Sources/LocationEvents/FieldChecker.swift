@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import JSON
 
@@ -208,7 +209,7 @@ struct FieldChecker {
     ) -> Timestamp? {
         let key = member.name
         guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }
-        switch RFC3339.parse(text) {
+        switch Timestamp.parseRFC3339(text) {
         case .failure(.missingOffset):
             fail(Self.path(prefix, key), .missingOffset, "\(key) must end with Z or an offset such as +08:00")
             return nil
@@ -224,7 +225,7 @@ struct FieldChecker {
                 fail(Self.path(prefix, key), .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
                 return nil
             }
-            return Timestamp(text: text, date: date)
+            return Timestamp(date)
         }
     }
 }

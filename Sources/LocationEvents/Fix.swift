@@ -1,3 +1,4 @@
+import CivilCalendar
 import Geo
 
 /// A position as the app sent it, before the server adds anything.

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import JSON
 import Testing
@@ -372,7 +373,7 @@ import Testing
         #expect(failure.errorCode == 4)
         #expect(submission.actor.resolvedPlatform == .ios)
         #expect(failure.category(on: submission.actor.resolvedPlatform) == .timeout)
-        #expect(failure.capturedAt.text == "2026-11-29T10:00:00+08:00")
+        #expect(failure.capturedAt == Timestamp(rfc3339: "2026-11-29T02:00:00Z"))
     }
 
     @Test func locationFailureEntity() {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import DatabaseTestSupport
 import EventStore
 import Foundation
@@ -22,7 +23,7 @@ let serverNow = instant("2026-11-29T12:00:00Z")
 
 /// The instant an RFC 3339 text denotes.
 func instant(_ text: String) -> Date {
-    guard let timestamp = LocationEvents.Timestamp(rfc3339: text) else { fatalError("not RFC 3339: \(text)") }
+    guard let timestamp = Timestamp(rfc3339: text) else { fatalError("not RFC 3339: \(text)") }
     return timestamp.date
 }
 
