@@ -19,14 +19,6 @@ public enum JSONValue: Sendable, Hashable {
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(data)
     }
-
-    /// Encodes a value with `JSONEncoder` and reads the result back as a `JSONValue`.
-    public init<T: Encodable>(encoding value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try self.init(parsing: try encoder.encode(value))
-    }
-
 }
 
 /// Why a `JSONValue` could not be made.
