@@ -18,7 +18,7 @@ let package = Package(
         // jemalloc's options, compiled into the executables.
         .target(name: "AllocatorSettings"),
 
-        // Dates of the Gregorian calendar as day counts, for the time stamp readers and writers above it.
+        // Dates of the Gregorian calendar as day counts, and the one time type (Timestamp: microseconds, its text and RFC 3339).
         .target(name: "CivilCalendar"),
 
         // Pure domain: no I/O.
@@ -67,7 +67,7 @@ let package = Package(
                 .copy("0020_current_state_by_key.sql"),
                 .copy("0021_token_client_cert.sql"),
             ]),
-        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations"]),
+        .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations", "CivilCalendar"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.
         .target(name: "Projections", dependencies: ["EventStore", "JSON", "LocationEvents", "Logging", "Postgres"]),
         // The read side: current state, histories, visits and the reports (one SQL function each), read from the
@@ -77,12 +77,12 @@ let package = Package(
         // The HTTP routes: ingest, the feed, current state, histories, visits, reports, tokens, metrics, the OpenAPI document.
         .target(
             name: "GeoledgerAPI",
-            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "Queries", "JSON", "LocationEvents", "Postgres", "Output"]),
+            dependencies: ["HTTPServer", "Ingestion", "EventStore", "Projections", "Queries", "JSON", "LocationEvents", "Postgres", "Output", "CivilCalendar"]),
         // The read-only web console served beside the API: sign-in and sessions, pages, the Leaflet map.
         .target(
             name: "Console",
             dependencies: ["HTTPServer", "Queries", "Projections", "EventStore", "Output", "Postgres", "Geo", "LocationEvents", "JSON"]),
-        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Console", "Queries", "Maps", "Logging"]),
+        .executableTarget(name: "geoledger", dependencies: ["CJemalloc", "AllocatorSettings", "CommandLineArguments", "CivilCalendar", "Geo", "LocationEvents", "Postgres", "LocalPostgres", "EventStore", "Projections", "Ingestion", "Output", "CSVInput", "HTTPServer", "GeoledgerAPI", "Console", "Queries", "Maps", "Logging"]),
 
         // Deterministic submission workloads, for the benchmark and for tests.
         .target(name: "Workload", dependencies: ["LocationEvents", "Geo", "CivilCalendar"]),
@@ -93,9 +93,9 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], resources: [.copy("Fixtures")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
-        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo"]),
+        .testTarget(name: "LocationEventsTests", dependencies: ["LocationEvents", "JSON", "Geo", "CivilCalendar"]),
         .target(name: "PostgresTestSupport", dependencies: ["Postgres"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport", "Logging"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresTestSupport", "Logging", "CivilCalendar"]),
         // The threads the tests' blocking HTTP clients run on, for the tests of both HTTP layers.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "RawHTTPClient"]),
@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "DatabaseTestSupport", dependencies: ["PostgresTestSupport", "EventStore", "Postgres"], path: "Tests/DatabaseTestSupport"),
         .testTarget(name: "CommandLineTests", dependencies: ["DatabaseTestSupport", "Postgres", "LocalPostgres"]),
         .testTarget(
-            name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport"], resources: [.copy("Fixtures")]),
+            name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "DatabaseTestSupport", "CivilCalendar"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "GeoledgerAPITests",
             dependencies: [
@@ -119,7 +119,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "IngestionTests",
-            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Queries", "Output", "SVGTestSupport"],
+            dependencies: ["Ingestion", "Projections", "EventStore", "JSON", "LocationEvents", "Geo", "Postgres", "DatabaseTestSupport", "Workload", "Queries", "Output", "SVGTestSupport", "CivilCalendar"],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

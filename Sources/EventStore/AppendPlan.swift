@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// Decides, in batch order, what happens to each event of an append, and computes the rows to write.

@@ -56,14 +56,6 @@ enum EventRoutes {
         (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
     }
 
-    /// The event type an item names, for the metrics: one of DESIGN.md's, else `unknown`.
-    static func type(of item: IngestItem) -> String {
-        guard case .json(let value, _) = item, let name = value["type"]?.stringValue, EventType(rawValue: name) != nil else {
-            return "unknown"
-        }
-        return name
-    }
-
     /// `{"events": [...], "next": P}`: each event with its position, ids, version, type, time, hashes, and its
     /// data and metadata as stored.
     static func feed(_ events: [RecordedEvent], after: Int64) -> [UInt8] {
@@ -182,16 +174,11 @@ extension GeoledgerAPI {
         let raw = try EventRoutes.items(request.body, limit: configuration.maximumBatchItems)
         // Held back, with nothing stored, while the projections are too far behind.
         try projector.admit()
-        // Parsed one at a time as the batch is prepared, as `ingest` does: only one item's parsed tree is held at
-        // once. Parsed all ahead, a body of small junk items such as `{"a":[1,1,...]}` holds many times its size in
-        // trees (docs/performance.md).
-        var types: [String] = []
-        types.reserveCapacity(raw.count)
-        let batch = service.prepare(raw.lazy.map { raw in
-            let item = raw.parsed
-            types.append(EventRoutes.type(of: item))
-            return item
-        })
+        // Read one at a time as the batch is prepared, as `ingest` does: a 16 MiB body of junk items such as
+        // `{"a":[1,1,...]}` holds what reading one of them takes at once, not all of them.
+        let batch = service.prepare(raw.lazy.map(\.parsed))
+        // The event type each item names, for the metrics: one of the event types, else `unknown`.
+        let types = batch.types.map { $0?.rawValue ?? "unknown" }
         // The answer is given only once the transaction committed: a 200 means stored. And the server stopping
         // either waits for this answer or cuts the request off with a 503 before COMMIT: a 503 means nothing stored.
         let (report, decidedAhead) = try writer.append(batch, atomic: atomic, beforeCommit: {

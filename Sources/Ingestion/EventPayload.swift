@@ -6,28 +6,16 @@ import LocationEvents
 import Postgres
 import Projections
 
-/// How a location event is stored: `data` is the submission as sent (canonical JSON, without
-/// `expectedVersion`, which is a condition of the write and not part of the event, and with `eventId` in lower
-/// case, as UUIDs are case-insensitive: a resend in upper case is the same event); `metadata` is what the
-/// server read and computed (``StoredMetadata``).
+/// How a location event is stored: `data` is the submission as sent, as the validator wrote it
+/// (``LocationEvents/DecodedSubmission/data``); `metadata` is what the server read and computed (``StoredMetadata``).
 enum EventPayload {
     /// The event to append, and what the projections will read of it (placed at its position once appended).
     /// - Parameters:
-    ///   - canonical: the canonical bytes of `raw`, when the reader wrote them as it parsed.
+    ///   - data: the event's data (``LocationEvents/DecodedSubmission/data``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, raw: JSONObject, canonical: Data? = nil, assessment: FixAssessment?, receivedAt: String
+        _ submission: Submission, data: Data, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
-        // The submission as sent, less expectedVersion, with its eventId in lower case: the canonical bytes read with
-        // it when there is nothing to change, else written as such straight from the parsed members, not copied.
-        let upperCaseId = hasUpperCaseHex(raw["eventId"]?.stringValue)
-        let data: Data
-        if let canonical, !upperCaseId, raw["expectedVersion"] == nil {
-            data = canonical
-        } else {
-            data = raw.canonicalData(
-                changing: upperCaseId ? ["expectedVersion": nil, "eventId": .string(submission.eventId.lowercasedText)] : ["expectedVersion": nil])
-        }
         let platform = submission.actor.resolvedPlatform
         let fix = submission.body.fix
         let failure = submission.body.failure
@@ -48,12 +36,6 @@ enum EventPayload {
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
         return (event, projected)
-    }
-
-    /// Whether an event id as sent has a hex digit in upper case, read byte by byte.
-    private static func hasUpperCaseHex(_ eventId: String?) -> Bool {
-        guard var eventId else { return false }
-        return eventId.withUTF8 { bytes in bytes.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) } }
     }
 
     /// What the history keeps of a fix: the same values as the metadata's `fix` member.

@@ -8,9 +8,10 @@ extension IngestItemResult {
     public func rejectLine(for raw: SubmissionReader.RawItem) -> Data {
         var members = json.objectValue ?? [:]
         members["line"] = .number(Double(raw.line))
-        switch raw.parsed {
-        case .json(let item, _): members["item"] = item
-        case .malformed: members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
+        if raw.problem == nil, let item = try? JSONValue(parsing: raw.bytes) {
+            members["item"] = item
+        } else {
+            members["item"] = .string(String(decoding: raw.bytes, as: UTF8.self))
         }
         return JSONValue.object(members).canonicalData()
     }

@@ -6,25 +6,12 @@ import LocationEvents
 import Postgres
 import Projections
 
-/// One submitted item: parsed JSON, or why its bytes cannot be taken as a submission (not JSON, a member named
-/// twice, too large, or broken structure around it).
+/// One submitted item: its bytes, or why they cannot be taken as a submission (too large, or broken structure
+/// around it), found while reading the batch.
 public enum IngestItem: Sendable {
-    /// The parsed item, with its canonical bytes (``JSONValue/canonicalData()``) when they were written as it was
-    /// read: the event's data is then taken from them rather than written again from the parsed value.
-    case json(JSONValue, canonical: Data? = nil)
+    /// The item's bytes, read and validated as the batch is prepared.
+    case bytes(Data)
     case malformed(FieldError)
-
-    /// The item the bytes make: parsed JSON, with its canonical bytes, or why they are not JSON.
-    public init(parsing bytes: Data) {
-        do {
-            let (value, canonical) = try JSONValue.parsingCanonical(bytes, knownNames: SubmissionValidator.memberNames)
-            self = .json(value, canonical: canonical)
-        } catch let error as JSONValueError {
-            self = .malformed(FieldError(error))
-        } catch {
-            self = .malformed(FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(error)"))
-        }
-    }
 }
 
 /// Items validated, assessed and turned into events, ready to append. Building it needs no database, so it can
@@ -36,6 +23,8 @@ public struct PreparedBatch: Sendable {
     private(set) var events: [NewEvent]
     /// What the projections will read of each event, in the order of `events`.
     private(set) var projected: [ProjectedEvent]
+    /// Per item, the type its `type` member names, when it names one, valid or not.
+    public private(set) var types: [EventType?]
 
     public var count: Int { items.count }
 }
@@ -45,7 +34,8 @@ extension PreparedBatch {
     /// batches appended in turn, except for the report's `head`, which is the log's head after them all.
     public init(joining batches: [PreparedBatch]) {
         self.init(
-            items: batches.flatMap(\.items), events: batches.flatMap(\.events), projected: batches.flatMap(\.projected))
+            items: batches.flatMap(\.items), events: batches.flatMap(\.events), projected: batches.flatMap(\.projected),
+            types: batches.flatMap(\.types))
     }
 }
 
@@ -81,34 +71,36 @@ public struct IngestService: Sendable {
         return service
     }
 
-    /// Validates and assesses items, in order, each one once (a lazy collection parses each item only as it comes to
-    /// it); `now` is the server's receive time.
+    /// Reads, validates and assesses items, in order, each one once (a lazy collection makes each item only as it
+    /// comes to it); `now` is the server's receive time.
     public func prepare<Items: Collection<IngestItem>>(_ items: Items, now: Date = Date()) -> PreparedBatch {
         var events: [NewEvent] = []
         var projected: [ProjectedEvent] = []
+        var types: [EventType?] = []
         events.reserveCapacity(items.count)
         projected.reserveCapacity(items.count)
+        types.reserveCapacity(items.count)
         let receivedAt = now.postgresText
         let prepared = items.map { item -> PreparedItem in
-            let value: JSONValue
-            let canonical: Data?
+            let bytes: Data
             switch item {
-            case .json(let parsed, let bytes):
-                value = parsed
-                canonical = bytes
+            case .bytes(let given):
+                bytes = given
             case .malformed(let error):
+                types.append(nil)
                 return .rejected(IngestItemResult(status: .invalid, errors: [error]))
             }
-            switch validator.validate(value, now: now) {
+            let decoded = validator.decode(bytes, now: now)
+            types.append(decoded.type)
+            switch decoded.result {
             case .failure(let failure):
-                return .rejected(IngestItemResult(eventId: value["eventId"]?.stringValue, status: .invalid, errors: failure.errors))
+                return .rejected(IngestItemResult(eventId: decoded.eventIdText, status: .invalid, errors: failure.errors))
             case .success(let submission):
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     // Taken apart, so that each is moved into its array rather than copied out of the pair.
                     let (event, projection) = try EventPayload.newEvent(
-                        submission, raw: value.objectValue ?? [:], canonical: canonical, assessment: assessment,
-                        receivedAt: receivedAt)
+                        submission, data: decoded.data ?? Data(), assessment: assessment, receivedAt: receivedAt)
                     events.append(event)
                     projected.append(projection)
                     return .event
@@ -120,7 +112,7 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, events: events, projected: projected)
+        return PreparedBatch(items: prepared, events: events, projected: projected, types: types)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones

@@ -23,7 +23,7 @@ public struct SubmissionReader: Sendable {
         /// Why the item was refused while reading, before any parsing.
         public let problem: FieldError?
 
-        public var parsed: IngestItem { problem.map(IngestItem.malformed) ?? IngestItem(parsing: bytes) }
+        public var parsed: IngestItem { problem.map(IngestItem.malformed) ?? .bytes(bytes) }
     }
 
     public enum Format: Sendable { case undecided, lines, array, arrayEnded }

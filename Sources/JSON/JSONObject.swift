@@ -55,11 +55,11 @@ public struct JSONObject: Sendable, Hashable {
         }
         // Sort by name, then by position, so that the last of equal names comes last in its run.
         let order = given.indices.sorted { left, right in
-            if given[left].key == given[right].key { return left < right }
+            if Self.same(given[left].key, given[right].key) { return left < right }
             return Self.precedes(given[left].key, given[right].key)
         }
         for (rank, index) in order.enumerated() {
-            if rank + 1 < order.count, given[order[rank + 1]].key == given[index].key {
+            if rank + 1 < order.count, Self.same(given[order[rank + 1]].key, given[index].key) {
                 duplicate = duplicate ?? given[index].key
                 continue
             }
@@ -102,7 +102,7 @@ public struct JSONObject: Sendable, Hashable {
     private mutating func insert(_ member: Member) -> Bool {
         var index = members.count
         while index > 0, Self.precedes(member.key, members[index - 1].key) { index -= 1 }
-        if index > 0, members[index - 1].key == member.key {
+        if index > 0, Self.same(members[index - 1].key, member.key) {
             members[index - 1].value = member.value
             return false
         }
@@ -155,7 +155,7 @@ public struct JSONObject: Sendable, Hashable {
                 low = middle + 1
             } else if other > head {
                 high = middle
-            } else if members[middle].key == key {
+            } else if Self.same(members[middle].key, key) {
                 return (middle, true)
             } else if Self.precedes(members[middle].key, key) {
                 low = middle + 1
@@ -164,6 +164,12 @@ public struct JSONObject: Sendable, Hashable {
             }
         }
         return (low, false)
+    }
+
+    /// Whether two names are the same by their code points, as JSON compares names (RFC 8259 §8.3): `String`'s own
+    /// `==` takes canonically equivalent names (`é` and `e` with a combining acute) as one.
+    static func same(_ left: String, _ right: String) -> Bool {
+        left.utf8.elementsEqual(right.utf8)
     }
 
     /// UTF-8 byte order, by iterating the UTF-8 views, which on names this short is faster than `withUTF8` and

@@ -12,20 +12,11 @@ struct JSONParser {
     static let expectedMembers = 12
 
     let bytes: UnsafeBufferPointer<UInt8>
-    /// Member names taken as they are made there, when they are met.
-    let knownNames: KnownNames?
     var index = 0
     var depth = 0
     /// Where the member names of the objects being read lie in the input, innermost object last: names without
     /// escapes are put in order by their bytes in place, without comparing strings.
     private var names: [NameSpan] = []
-    /// The canonical bytes (``JSONValue/canonicalData()``) of what has been read, when they are written: each value as
-    /// it is read, an object's members in input order, then put in order once its names are. Freed by
-    /// ``parseCanonical(_:)``.
-    private var canonical: ByteBuffer?
-    private var writesCanonical: Bool { canonical != nil }
-    /// A number's or an escaped string's canonical bytes, on their way to `canonical`.
-    private var pending: [UInt8] = []
 
     /// A member name's bytes in the input, between its quotes, when they hold no escape (and so are its UTF-8).
     private struct NameSpan {
@@ -34,28 +25,12 @@ struct JSONParser {
         /// Its first 8 bytes as a big-endian number, zeros after a shorter name (no name holds a NUL byte): most
         /// names are told apart, and ordered, by this alone.
         var head: UInt64
-        /// The member's canonical `"name":value` in `canonical`, when it is written.
-        var member: Range<Int> = 0..<0
     }
 
-    static func parse(_ data: Data, knownNames: KnownNames? = nil) throws -> JSONValue {
+    static func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), knownNames: knownNames)
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
             return try parser.parseDocument()
-        }
-    }
-
-    /// Parses, and gives the value's canonical bytes too: the same bytes as ``JSONValue/canonicalData()`` of the
-    /// value, written while it is read, without walking the parsed value again.
-    static func parseCanonical(_ data: Data, knownNames: KnownNames? = nil) throws -> (value: JSONValue, canonical: Data) {
-        try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), knownNames: knownNames)
-            // Canonical JSON is mostly shorter than the text it is read from: room for that twice, as an object put in
-            // order is copied past the end first (``orderCanonicalMembers(namesFrom:canonicalFrom:)``), and some.
-            parser.canonical = ByteBuffer(capacity: 2 * raw.count + 64)
-            defer { parser.canonical?.deallocate() }
-            let value = try parser.parseDocument()
-            return (value, Data(buffer: parser.canonical!.bytes))
         }
     }
 
@@ -72,9 +47,8 @@ struct JSONParser {
         guard index == bytes.count else { throw expected("the end of the JSON value") }
     }
 
-    init(bytes: UnsafeBufferPointer<UInt8>, knownNames: KnownNames? = nil) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.knownNames = knownNames
         // Room for the names of a typical document's nested objects up front: grown from empty, the array was
         // allocated again five times per document.
         names.reserveCapacity(4 * Self.expectedMembers)
@@ -106,29 +80,11 @@ struct JSONParser {
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""):
-            guard writesCanonical else { return .string(try parseString()) }
-            let start = index
-            let string = try parseString()
-            writeCanonical(string, quoted: start..<index)
-            return .string(string)
-        case UInt8(ascii: "t"): try expect("true"); writeCanonical("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); writeCanonical("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); writeCanonical("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let start = index
-            let number = try parseNumber()
-            if writesCanonical {
-                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                if Self.isCanonical(number: text) {
-                    canonical!.append(text)
-                } else {
-                    pending.removeAll(keepingCapacity: true)
-                    JSONValue.writeNumber(number, into: &pending)
-                    canonical!.append(pending)
-                }
-            }
-            return .number(number)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw unexpected()
         }
     }
@@ -163,24 +119,6 @@ struct JSONParser {
         return zeros <= 2 && fractionDigits - zeros <= 15
     }
 
-    private mutating func writeCanonical(_ word: StaticString) {
-        if writesCanonical { canonical!.append(word) }
-    }
-
-    /// Writes a string read from the input at `quoted`, its quotes included: as it came when it held no escape (its
-    /// bytes are then its UTF-8, with no quote, backslash or control character, which is how canonical JSON writes
-    /// it), else as canonical JSON escapes it.
-    private mutating func writeCanonical(_ string: String, quoted: Range<Int>) {
-        // An escape always takes more bytes than what it stands for.
-        if quoted.count - 2 == string.utf8.count {
-            canonical!.append(UnsafeBufferPointer(rebasing: bytes[quoted]))
-        } else {
-            pending.removeAll(keepingCapacity: true)
-            JSONValue.writeString(string, into: &pending)
-            canonical!.append(pending)
-        }
-    }
-
     /// The byte at `index` where it does not belong, named: `unexpected '}' at byte 7`.
     func unexpected() -> JSONValueError {
         guard let byte = current else { return error("unexpected end of input") }
@@ -211,11 +149,8 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         skipWhitespace()
-        let objectStart = canonical?.count ?? 0
-        writeCanonical("{")
         if current == UInt8(ascii: "}") {
             index += 1
-            writeCanonical("}")
             return .object(JSONObject())
         }
         // Room for the members of a typical object up front: growing the array from empty showed in profiles.
@@ -228,7 +163,6 @@ struct JSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
             let nameStart = index + 1
-            let memberStart = canonical?.count ?? 0
             let (key, head) = try parseName()
             let nameCount = index - 1 - nameStart
             // An escape always takes more bytes than what it stands for.
@@ -239,80 +173,48 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
             skipWhitespace()
-            if writesCanonical {
-                writeCanonical(key, quoted: (nameStart - 1)..<(nameStart + nameCount + 1))
-                canonical!.append(UInt8(ascii: ":"))
-            }
             do {
                 // The head read is of the name's bytes in the input, which are its UTF-8 only without an escape.
                 members.append(JSONObject.Member(key: key, value: try parseValue(), head: plain ? head : JSONObject.head(key)))
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
             }
-            if let end = canonical?.count { names[names.count - 1].member = memberStart..<end }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
                 index += 1
-                writeCanonical(",")
             case UInt8(ascii: "}"):
                 index += 1
-                writeCanonical("}")
-                return .object(try object(&members, namesFrom: firstName, escaped: escaped, canonicalFrom: objectStart))
+                return .object(try object(&members, namesFrom: firstName, escaped: escaped))
             default:
                 throw expected("',' or '}'")
             }
         }
     }
 
-    /// A member name, and the ``JSONObject/head(_:)`` of its bytes in the input: one of ``knownNames`` when its bytes
-    /// spell it, else read as any string.
+    /// A member name, and the ``JSONObject/head(_:)`` of its bytes in the input.
     private mutating func parseName() throws -> (name: String, head: UInt64) {
         let start = index + 1
-        if let knownNames {
-            // To the closing quote, unless a backslash or a control character comes first: then it is read as any string is.
-            let input = bytes
-            let end = Self.plainRun(in: input, from: start).end
-            if end < input.count, input[end] == UInt8(ascii: "\"") {
-                let text = UnsafeBufferPointer(rebasing: input[start..<end])
-                let head = JSONObject.head(text)
-                if let name = knownNames.name(text, head: head) {
-                    index = end + 1
-                    return (name, head)
-                }
-            }
-        }
         let name = try parseString()
         return (name, JSONObject.head(UnsafeBufferPointer(rebasing: bytes[start..<min(start + 8, index - 1)])))
     }
 
     /// The object of the members just read, whose names are `names[firstName...]`. Up to
     /// ``JSONObject/insertionLimit`` names without escapes are sorted in place by their bytes, which is their
-    /// UTF-8; any other object is left to ``JSONObject`` to sort. When canonical bytes are written, the object's,
-    /// from `canonicalFrom` on, are put in the order of its names.
+    /// UTF-8; any other object is left to ``JSONObject`` to sort.
     /// - Throws: `JSONValueError.duplicateKey` naming the name ``JSONObject`` would name.
-    private mutating func object(
-        _ members: inout [JSONObject.Member], namesFrom firstName: Int, escaped: Bool, canonicalFrom objectStart: Int
-    ) throws -> JSONObject {
+    private mutating func object(_ members: inout [JSONObject.Member], namesFrom firstName: Int, escaped: Bool) throws -> JSONObject {
         let count = members.count
         if count > JSONObject.insertionLimit || escaped {
             var duplicate: String?
             let object = JSONObject(members: members, duplicate: &duplicate)
             if let duplicate { throw JSONValueError.duplicateKey(path: duplicate) }
-            if writesCanonical {
-                // Rare enough to write again from the object, which is in order.
-                canonical!.truncate(to: objectStart)
-                pending.removeAll(keepingCapacity: true)
-                object.writeCanonical(into: &pending)
-                canonical!.append(pending)
-            }
             return object
         }
         // Insertion sort, stable: members mostly come in order, and a name given twice keeps its runs in input order.
         // The swaps go through the arrays' buffers, where a member moves as plain bytes: Array.swapAt checks
         // uniqueness and bounds on every swap, which was a third of reading a document.
         var repeated = false
-        var moved = false
         let input = bytes
         members.withUnsafeMutableBufferPointer { members in
             names.withUnsafeMutableBufferPointer { names in
@@ -325,7 +227,6 @@ struct JSONParser {
                         names.swapAt(firstName + place - 1, firstName + place)
                         members.swapAt(place - 1, place)
                         place -= 1
-                        moved = true
                     }
                 }
             }
@@ -339,30 +240,7 @@ struct JSONParser {
             }
             if let first { throw JSONValueError.duplicateKey(path: first.key) }
         }
-        if writesCanonical && moved { orderCanonicalMembers(namesFrom: firstName, canonicalFrom: objectStart) }
         return JSONObject(sortedMembers: members)
-    }
-
-    /// Writes the object at the end of `canonical`, from `objectStart`, again with its members in the order of
-    /// `names[firstName...]`, which has just been sorted: over itself, from a copy of it past its end, dropped after.
-    /// (The same bytes in another order: the braces stay where they are.)
-    private mutating func orderCanonicalMembers(namesFrom firstName: Int, canonicalFrom objectStart: Int) {
-        guard var out = canonical else { return }
-        let end = out.count
-        out.appendCopy(of: objectStart..<end)
-        let copied = end - objectStart
-        var place = objectStart + 1
-        for position in firstName..<names.count {
-            if position > firstName {
-                out[place] = UInt8(ascii: ",")
-                place += 1
-            }
-            let member = names[position].member
-            out.copy(member.lowerBound + copied..<member.upperBound + copied, to: place)
-            place += member.count
-        }
-        out.truncate(to: end)
-        canonical = out
     }
 
     /// Compares two names without escapes by their bytes: negative when `left` comes first, 0 when equal.
@@ -388,11 +266,9 @@ struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var elements: [JSONValue] = []
-        writeCanonical("[")
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1
-            writeCanonical("]")
             return .array(elements)
         }
         while true {
@@ -404,8 +280,8 @@ struct JSONParser {
             }
             skipWhitespace()
             switch current {
-            case UInt8(ascii: ","): index += 1; writeCanonical(",")
-            case UInt8(ascii: "]"): index += 1; writeCanonical("]"); return .array(elements)
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
             default: throw expected("',' or ']'")
             }
         }
@@ -547,7 +423,7 @@ struct JSONParser {
 
     /// Exact for up to 15 significant digits and exponents within ±22 (one correctly rounded operation on exact
     /// operands); anything else goes through `strtod`.
-    private mutating func parseNumber() throws -> Double {
+    mutating func parseNumber() throws -> Double {
         let start = index
         var negative = false
         if current == UInt8(ascii: "-") {

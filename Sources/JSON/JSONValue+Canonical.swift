@@ -147,29 +147,14 @@ extension JSONValue {
 }
 
 extension JSONObject {
-    /// ``JSONValue/canonicalData()`` of this object with some of its members changed, without building the changed
-    /// object: each change names a member and gives its new value, or nil to leave the member out. A change naming a
-    /// member the object lacks adds nothing, so the members stay in canonical order.
-    public func canonicalData(changing changes: KeyValuePairs<String, JSONValue?> = [:]) -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(1024)
-        writeCanonical(changing: changes, into: &out)
-        return Data(out)
-    }
-
-    func writeCanonical(changing changes: KeyValuePairs<String, JSONValue?> = [:], into out: inout [UInt8]) {
+    /// Writes ``JSONValue/canonicalData()`` of this object.
+    func writeCanonical(into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        var first = true
-        for member in members {  // already in UTF-8 order, which is code point order
-            let key = member.key
-            var value: JSONValue? = member.value
-            if !changes.isEmpty, let change = changes.first(where: { $0.key == key }) { value = change.value }
-            guard let value else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            JSONValue.writeString(key, into: &out)
+        for (index, member) in members.enumerated() {  // already in UTF-8 order, which is code point order
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(member.key, into: &out)
             out.append(UInt8(ascii: ":"))
-            value.writeCanonical(into: &out)
+            member.value.writeCanonical(into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }

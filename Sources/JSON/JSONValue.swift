@@ -16,24 +16,9 @@ public enum JSONValue: Sendable, Hashable {
     /// Parses JSON text (any value, not only objects or arrays).
     /// - Throws: `JSONValueError.malformed` when the bytes are not JSON, or hold a number no `Double` can represent;
     ///   `JSONValueError.duplicateKey` when an object names a member twice.
-    /// - Parameter knownNames: member names to take as made there (``KnownNames``) rather than made again.
-    public init(parsing data: Data, knownNames: KnownNames? = nil) throws {
-        self = try JSONParser.parse(data, knownNames: knownNames)
+    public init(parsing data: Data) throws {
+        self = try JSONParser.parse(data)
     }
-
-    /// Parses JSON text as ``init(parsing:knownNames:)`` does, and gives its ``canonicalData()`` too, written while it
-    /// is read rather than by walking the parsed value again.
-    public static func parsingCanonical(_ data: Data, knownNames: KnownNames? = nil) throws -> (value: JSONValue, canonical: Data) {
-        try JSONParser.parseCanonical(data, knownNames: knownNames)
-    }
-
-    /// Encodes a value with `JSONEncoder` and reads the result back as a `JSONValue`.
-    public init<T: Encodable>(encoding value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try self.init(parsing: try encoder.encode(value))
-    }
-
 }
 
 /// Why a `JSONValue` could not be made.

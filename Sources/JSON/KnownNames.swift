@@ -1,7 +1,6 @@
-/// Member names a reader expects, each made into a `String` once. Given them, the parser takes the `String` made here
-/// for a member name spelled with exactly these bytes (no escape), rather than making one from the input each
-/// time: making a `String` of a name cost more than reading the name.
-public final class KnownNames: Sendable {
+/// Member names a reader expects (``JSONRecordFormat``), found by the bytes of a name spelled with exactly these bytes
+/// (no escape), without making a `String` of it: making a `String` of a name cost more than reading the name.
+final class KnownNames: Sendable {
     /// A place in an open-addressed table (linear probing): a name's ``JSONObject/head(_:)``, its UTF-8 length (0 for
     /// an empty slot), and where its bytes start in `bytes`.
     private struct Slot {
@@ -11,32 +10,36 @@ public final class KnownNames: Sendable {
     }
 
     private let slots: [Slot]
-    /// The name of each slot.
-    private let names: [String]
+    /// The place of each slot's name among the names given (the first of each given twice), -1 for an empty slot.
+    private let places: [Int]
+    /// The names given, the first of each given twice, in order.
+    let given: [String]
     /// The names' UTF-8, one after another.
     private let bytes: [UInt8]
     /// There are `mask + 1` slots, a power of two, at least twice as many as there are names.
     private let mask: Int
 
-    public init(_ given: some Sequence<String>) {
+    init(_ given: some Sequence<String>) {
         var unique: [String] = []
-        for name in given where !name.isEmpty && !unique.contains(name) { unique.append(name) }
+        // The same name by its code points, not by String's canonical equivalence.
+        for name in given where !name.isEmpty && !unique.contains(where: { $0.utf8.elementsEqual(name.utf8) }) { unique.append(name) }
         var size = 16
         while size < 2 * unique.count { size *= 2 }
         var slots = Array(repeating: Slot(), count: size)
-        var names = Array(repeating: "", count: size)
+        var places = Array(repeating: -1, count: size)
         var bytes: [UInt8] = []
-        for name in unique {
+        for (place, name) in unique.enumerated() {
             let head = JSONObject.head(name)
             let count = name.utf8.count
             var slot = Self.slot(head: head, count: count) & (size - 1)
             while slots[slot].count != 0 { slot = (slot + 1) & (size - 1) }
             slots[slot] = Slot(head: head, count: count, start: bytes.count)
-            names[slot] = name
+            places[slot] = place
             bytes.append(contentsOf: name.utf8)
         }
         self.slots = slots
-        self.names = names
+        self.places = places
+        self.given = unique
         self.bytes = bytes
         mask = size - 1
     }
@@ -46,13 +49,17 @@ public final class KnownNames: Sendable {
         Int(truncatingIfNeeded: ((head ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
     }
 
-    /// The known name whose UTF-8 is `text`, whose ``JSONObject/head(_:)`` is `head`; nil when there is none.
-    func name(_ text: UnsafeBufferPointer<UInt8>, head: UInt64) -> String? {
+    /// The place among the names given (``given``) of the known name whose UTF-8 is `text`; nil when there is none.
+    func place(of text: UnsafeBufferPointer<UInt8>, head: UInt64) -> Int? {
+        slot(of: text, head: head).map { places[$0] }
+    }
+
+    private func slot(of text: UnsafeBufferPointer<UInt8>, head: UInt64) -> Int? {
         var index = Self.slot(head: head, count: text.count) & mask
         while true {
             let slot = slots[index]
             if slot.count == 0 { return nil }
-            if slot.count == text.count, slot.head == head, matches(text, from: slot.start) { return names[index] }
+            if slot.count == text.count, slot.head == head, matches(text, from: slot.start) { return index }
             index = (index + 1) & mask
         }
     }

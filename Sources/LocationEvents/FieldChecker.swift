@@ -1,9 +1,39 @@
+import CivilCalendar
 import Foundation
 import JSON
 
-/// Reads typed fields out of JSON objects and collects every problem on the way.
+/// The members of one kind of object of the submission format, each case spelt as its member's name and numbered in
+/// the order of ``names``, which is the order of its values in a ``JSONRecord`` of ``SubmissionFormat``.
+protocol KnownMember: CaseIterable, RawRepresentable<Int> {
+    /// The cases' names, made once: `Self.allCases.map { String(describing: $0) }`.
+    static var names: [String] { get }
+}
+
+extension KnownMember {
+    /// The member's name, in messages.
+    var name: String { Self.names[rawValue] }
+}
+
+/// One object of a submission as read (``SubmissionFormat``): its members' values by member; JSON null as absent.
+struct Members<Member: KnownMember> {
+    let record: JSONRecord
+    /// The object's kind in the format.
+    let object: Int
+
+    subscript(member: Member) -> JSONRecord.Value? {
+        let value = record[object, member.rawValue]
+        return value.isAbsent ? nil : value
+    }
+}
+
+/// Reads typed fields out of the objects of a submission as read, and collects every problem on the way.
 struct FieldChecker {
+    let record: JSONRecord
     private(set) var errors: [FieldError] = []
+
+    init(_ record: JSONRecord) {
+        self.record = record
+    }
 
     mutating func fail(_ field: String, _ code: ValidationCode, _ message: String) {
         errors.append(FieldError(field: field, code: code, message: message))
@@ -14,59 +44,26 @@ struct FieldChecker {
         prefix.isEmpty ? key : "\(prefix).\(key)"
     }
 
-    /// The member, treating JSON null as absent.
-    static func member(_ object: JSONObject, _ key: String) -> JSONValue? {
-        guard let value = object[key] else { return nil }
-        if case .null = value { return nil }
-        return value
-    }
-
-    /// Refuses every member of `object` not named in `known` (sorted as ``JSONObject`` sorts its names), one
-    /// `unknown_field` error each, naming its path; past ``maximumUnknownMembers`` in one object, one more error
-    /// counts the rest.
+    /// Refuses every member of the object of kind `object` that `known` does not allow (JSON null counts as given),
+    /// and every member the format does not name, one `unknown_field` error each in the order of their names
+    /// (code point order), naming its path; past ``maximumUnknownMembers`` in one object, one more error counts the
+    /// rest.
     /// - Parameter what: what the object is, for messages: `a fix`.
-    mutating func refuseUnknownMembers(of object: JSONObject, at prefix: String, known: KnownMembers, in what: @autoclosure () -> String) {
-        walk(object, at: prefix, known: known, in: what()) { _, _ in }
-    }
-
-    /// The values of the members of `object` that `Member` names, read in the one walk over its names that refuses
-    /// the others (as ``refuseUnknownMembers(of:at:known:in:)``), rather than looking each up by name.
-    mutating func knownMembers<Member: KnownMember>(of object: JSONObject, at prefix: String, in what: @autoclosure () -> String)
-        -> KnownValues<Member>
-    {
-        let known = Member.known
-        // Where each value is in the object, rather than the values: numbers, not copies of values to retain; kept
-        // in place, not in an array of their own to allocate.
-        var indices = KnownValues<Member>.Indices(repeating: -1)
-        precondition(known.names.count <= indices.count, "an object of more members than KnownValues holds")
-        walk(object, at: prefix, known: known, in: what()) { slot, index in indices[known.given[slot]] = index }
-        return KnownValues(object: object, indices: indices)
-    }
-
-    /// Walks the names of `object` and of `known` together, refusing the unknown ones and giving each known member's
-    /// slot in `known.names` and its index in `object` to `found`.
-    private mutating func walk(
-        _ object: JSONObject, at prefix: String, known: KnownMembers, in what: @autoclosure () -> String,
-        found: (Int, Int) -> Void
+    mutating func refuseUnknownMembers(
+        of object: Int, at prefix: String, known: (Int) -> Bool = { _ in true }, in what: @autoclosure () -> String
     ) {
-        var next = 0
-        var refused = 0
-        for (index, member) in object.members.enumerated() {
-            let key = member.key
-            // Both are sorted: walk them together, comparing equal names (the common case) before ordering them.
-            while next < known.names.count, known.names[next] != key, JSONObject.precedes(known.names[next], key) { next += 1 }
-            if next < known.names.count, known.names[next] == key {
-                found(next, index)
-                next += 1
-                continue
-            }
-            refused += 1
-            if refused <= Self.maximumUnknownMembers {
-                fail(Self.path(prefix, key), .unknownField, "\(what()) has no member \(key)")
-            }
+        var unknown: [String] = []
+        let names = record.names(of: object)
+        for member in names.indices where record[object, member].kind != .absent && !known(member) { unknown.append(names[member]) }
+        for entry in record.unknownMembers where entry.object == object { unknown.append(entry.name) }
+        guard !unknown.isEmpty else { return }
+        unknown.sort(by: JSONObject.precedes)
+        let description = what()
+        for name in unknown.prefix(Self.maximumUnknownMembers) {
+            fail(Self.path(prefix, name), .unknownField, "\(description) has no member \(name)")
         }
-        if refused > Self.maximumUnknownMembers {
-            fail(prefix, .unknownField, "\(what()) has \(refused - Self.maximumUnknownMembers) more unknown members")
+        if unknown.count > Self.maximumUnknownMembers {
+            fail(prefix, .unknownField, "\(description) has \(unknown.count - Self.maximumUnknownMembers) more unknown members")
         }
     }
 
@@ -74,26 +71,23 @@ struct FieldChecker {
     /// object of thousands of members gives a short answer.
     static let maximumUnknownMembers = 20
 
-    mutating func string(_ object: JSONObject, _ key: String, at prefix: String, required: Bool, maximumLength: Int? = nil) -> String? {
-        string(Self.member(object, key), key, at: prefix, required: required, maximumLength: maximumLength)
-    }
-
     mutating func string<Member: KnownMember>(
-        _ members: KnownValues<Member>, _ member: Member, at prefix: String, required: Bool, maximumLength: Int? = nil
+        _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool, maximumLength: Int? = nil
     ) -> String? {
         string(members[member], member.name, at: prefix, required: required, maximumLength: maximumLength)
     }
 
     /// A string member's value, nil when absent (JSON null counts as absent).
-    private mutating func string(_ value: JSONValue?, _ key: String, at prefix: String, required: Bool, maximumLength: Int?) -> String? {
+    private mutating func string(_ value: JSONRecord.Value?, _ key: String, at prefix: String, required: Bool, maximumLength: Int?) -> String? {
         guard let value else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
         }
-        guard case .string(let string) = value else {
-            fail(Self.path(prefix, key), .wrongType, "\(key) must be a string, not \(value.typeName)")
+        guard value.kind == .string else {
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be a string, not \(value.kind.typeName)")
             return nil
         }
+        let string = record.string(value)
         // No more UTF-8 bytes than the limit means no more characters: count them only past it.
         if let maximumLength, string.utf8.count > maximumLength, string.unicodeScalars.count > maximumLength {
             fail(Self.path(prefix, key), .tooLong, "\(key) must be at most \(maximumLength) characters")
@@ -102,8 +96,9 @@ struct FieldChecker {
         return string
     }
 
-    mutating func id(_ object: JSONObject, _ key: String, at prefix: String) -> String? {
-        guard let string = string(object, key, at: prefix, required: true) else { return nil }
+    mutating func id<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> String? {
+        let key = member.name
+        guard let string = string(members, member, at: prefix, required: true) else { return nil }
         guard Self.isValidId(string) else {
             fail(
                 Self.path(prefix, key), .invalidId,
@@ -130,22 +125,11 @@ struct FieldChecker {
         }
     }
 
-    mutating func enumeration<E: RawRepresentable & CaseIterable>(
-        _ type: E.Type, _ object: JSONObject, _ key: String, at prefix: String, required: Bool
-    ) -> E? where E.RawValue == String {
-        enumeration(type, Self.member(object, key), key, at: prefix, required: required)
-    }
-
     mutating func enumeration<E: RawRepresentable & CaseIterable, Member: KnownMember>(
-        _ type: E.Type, _ members: KnownValues<Member>, _ member: Member, at prefix: String, required: Bool
+        _ type: E.Type, _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
-        enumeration(type, members[member], member.name, at: prefix, required: required)
-    }
-
-    private mutating func enumeration<E: RawRepresentable & CaseIterable>(
-        _ type: E.Type, _ value: JSONValue?, _ key: String, at prefix: String, required: Bool
-    ) -> E? where E.RawValue == String {
-        guard let string = string(value, key, at: prefix, required: required, maximumLength: nil) else { return nil }
+        let key = member.name
+        guard let string = string(members[member], key, at: prefix, required: required, maximumLength: nil) else { return nil }
         guard let value = E(rawValue: string) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
             fail(Self.path(prefix, key), .unknownValue, "\(key) must be one of \(allowed)")
@@ -156,7 +140,7 @@ struct FieldChecker {
 
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
     /// other strings and types `not_a_number`.
-    mutating func finiteNumber<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String, what: String)
+    mutating func finiteNumber<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, what: String)
         -> Double?
     {
         let key = member.name
@@ -164,79 +148,68 @@ struct FieldChecker {
             fail(Self.path(prefix, key), .required, "\(what) is required")
             return nil
         }
-        switch value {
-        case .number(let number) where number.isFinite:
-            return number
+        switch value.kind {
+        case .number where value.number.isFinite:
+            return value.number
         case .number:
             fail(Self.path(prefix, key), .notFinite, "\(what) must be a finite number")
-        case .string(let text) where Double(text.trimmingCharacters(in: .whitespaces)).map { !$0.isFinite } ?? false:
-            fail(Self.path(prefix, key), .notFinite, "\(what) must be a finite number, not \"\(text.prefix(20))\"")
+        case .string:
+            let text = record.string(value)
+            if Double(text.trimmingCharacters(in: .whitespaces)).map({ !$0.isFinite }) ?? false {
+                fail(Self.path(prefix, key), .notFinite, "\(what) must be a finite number, not \"\(text.prefix(20))\"")
+            } else {
+                fail(Self.path(prefix, key), .notANumber, "\(what) must be a number, not \(value.kind.typeName)")
+            }
         default:
-            fail(Self.path(prefix, key), .notANumber, "\(what) must be a number, not \(value.typeName)")
+            fail(Self.path(prefix, key), .notANumber, "\(what) must be a number, not \(value.kind.typeName)")
         }
         return nil
     }
 
-    mutating func bool<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String) -> Bool? {
+    mutating func bool<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> Bool? {
         let key = member.name
         guard let value = members[member] else { return nil }
-        guard case .bool(let bool) = value else {
-            fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.typeName)")
+        guard value.kind == .bool else {
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.kind.typeName)")
             return nil
         }
-        return bool
+        return value.bool
     }
 
     /// An integer that fits in `Int`.
-    mutating func integer(_ object: JSONObject, _ key: String, at prefix: String, required: Bool) -> Int? {
-        guard let value = Self.member(object, key) else {
+    mutating func integer<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, required: Bool) -> Int? {
+        let key = member.name
+        guard let value = members[member] else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
         }
-        guard case .number(let number) = value, number.isFinite, number == number.rounded(),
-              abs(number) < 9.0e15
-        else {
+        let number = value.number
+        guard value.kind == .number, number.isFinite, number == number.rounded(), abs(number) < 9.0e15 else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be an integer")
             return nil
         }
         return Int(number)
     }
 
-    /// An optional object; absent and null give nil without error.
-    mutating func object(_ object: JSONObject, _ key: String, at prefix: String) -> JSONObject? {
-        self.object(Self.member(object, key), key, at: prefix)
-    }
-
-    mutating func object<Member: KnownMember>(_ members: KnownValues<Member>, _ member: Member, at prefix: String) -> JSONObject? {
-        object(members[member], member.name, at: prefix)
-    }
-
-    private mutating func object(_ value: JSONValue?, _ key: String, at prefix: String) -> JSONObject? {
-        guard let value else { return nil }
-        guard case .object(let members) = value else {
-            fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.typeName)")
+    /// An optional object of the format, as the members of its kind; absent and null give nil without error.
+    mutating func object<Member: KnownMember, Inner: KnownMember>(
+        _ members: Members<Member>, _ member: Member, at prefix: String, holding object: Int, as _: Inner.Type
+    ) -> Members<Inner>? {
+        let key = member.name
+        guard let value = members[member] else { return nil }
+        guard value.kind == .object else {
+            fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.kind.typeName)")
             return nil
         }
-        return members
-    }
-
-    mutating func timestamp(
-        _ object: JSONObject, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
-    ) -> Timestamp? {
-        timestamp(Self.member(object, key), key, at: prefix, now: now, limits: limits)
+        return Members(record: record, object: object)
     }
 
     mutating func timestamp<Member: KnownMember>(
-        _ members: KnownValues<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
+        _ members: Members<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
-        timestamp(members[member], member.name, at: prefix, now: now, limits: limits)
-    }
-
-    private mutating func timestamp(
-        _ value: JSONValue?, _ key: String, at prefix: String, now: Date, limits: ValidationLimits
-    ) -> Timestamp? {
-        guard let text = string(value, key, at: prefix, required: true, maximumLength: nil) else { return nil }
-        switch RFC3339.parse(text) {
+        let key = member.name
+        guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }
+        switch Timestamp.parseRFC3339(text) {
         case .failure(.missingOffset):
             fail(Self.path(prefix, key), .missingOffset, "\(key) must end with Z or an offset such as +08:00")
             return nil
@@ -252,50 +225,7 @@ struct FieldChecker {
                 fail(Self.path(prefix, key), .tooOld, "\(key) is before \(ISO8601DateFormatter().string(from: limits.earliestCapture))")
                 return nil
             }
-            return Timestamp(text: text, date: date)
+            return Timestamp(date)
         }
-    }
-}
-
-/// The member names an object of the submission format may have, sorted as ``JSONObject`` sorts its own.
-struct KnownMembers: Sendable {
-    let names: [String]
-    /// Per name in ``names``, its index in the order given.
-    let given: [Int]
-
-    init(_ names: [String]) {
-        let order = names.indices.sorted { JSONObject.precedes(names[$0], names[$1]) }
-        self.names = order.map { names[$0] }
-        given = order
-    }
-}
-
-/// The members of one kind of object of the submission format, each case spelt as its member's name and numbered in
-/// the order of ``names``, so that its value is found by its number (``KnownValues``).
-protocol KnownMember: CaseIterable, RawRepresentable<Int> {
-    /// The cases' names, made once: `Self.allCases.map { String(describing: $0) }`.
-    static var names: [String] { get }
-    static var known: KnownMembers { get }
-}
-
-extension KnownMember {
-    /// The member's name, in messages.
-    var name: String { Self.names[rawValue] }
-}
-
-/// The values of an object's known members (``FieldChecker/knownMembers(of:at:in:)``); JSON null as absent.
-struct KnownValues<Member: KnownMember> {
-    /// Per member, the index of its value in the object, -1 when absent; room for 16 members.
-    typealias Indices = InlineArray<16, Int>
-
-    fileprivate let object: JSONObject
-    fileprivate let indices: Indices
-
-    subscript(member: Member) -> JSONValue? {
-        let index = indices[member.rawValue]
-        guard index >= 0 else { return nil }
-        let value = object.members[index].value
-        if case .null = value { return nil }
-        return value
     }
 }

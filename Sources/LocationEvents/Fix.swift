@@ -1,7 +1,8 @@
+import CivilCalendar
 import Geo
 
 /// A position as the app sent it, before the server adds anything.
-public struct Fix: Sendable, Hashable, Codable {
+public struct Fix: Sendable, Hashable {
     /// Latitude in degrees, in `datum` (or the inferred datum when that is nil).
     public var lat: Double
     /// Longitude in degrees.
@@ -41,7 +42,7 @@ public struct Fix: Sendable, Hashable, Codable {
 }
 
 /// A reverse-geocoded address as the SDK returned it. Every part is optional.
-public struct Address: Sendable, Hashable, Codable {
+public struct Address: Sendable, Hashable {
     public var country: String?
     /// Province, autonomous region, municipality or SAR (CoreLocation's `administrativeArea`).
     public var province: String?
@@ -79,7 +80,7 @@ public struct Address: Sendable, Hashable, Codable {
 }
 
 /// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.
-public struct Actor: Sendable, Hashable, Codable {
+public struct Actor: Sendable, Hashable {
     public var userId: String?
     public var app: String?
     public var appVersion: String?
@@ -113,7 +114,6 @@ enum FixMember: Int, KnownMember {
     case lat, lon, datum, horizontalAccuracy, accuracyAuthorization, provider, capturedAt, address, claimedInRegion
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }
 
 /// The members of an address, in the order messages list them (``Address/fieldNames``).
@@ -121,7 +121,6 @@ enum AddressMember: Int, KnownMember {
     case country, province, city, district, street, streetNumber, poiName, formatted, adcode
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }
 
 /// The members of an actor, in the order of ``Actor/fieldNames``.
@@ -129,5 +128,4 @@ enum ActorMember: Int, KnownMember {
     case userId, app, appVersion, deviceId, os, platform
 
     static let names = allCases.map { String(describing: $0) }
-    static let known = KnownMembers(names)
 }

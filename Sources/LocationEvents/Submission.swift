@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// One event as a client submits it, after validation. Its JSON form is the flat submission format of DESIGN.md.

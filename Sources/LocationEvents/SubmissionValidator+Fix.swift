@@ -4,17 +4,18 @@ import JSON
 
 extension SubmissionValidator {
     /// The `fix` member of a submission.
-    func fix(_ submission: JSONObject, now: Date, _ checker: inout FieldChecker) -> Fix? {
-        guard let value = FieldChecker.member(submission, "fix") else {
+    func fix(_ submission: Members<SubmissionMember>, now: Date, _ checker: inout FieldChecker) -> Fix? {
+        guard let value = submission[.fix] else {
             checker.fail("fix", .required, "fix is required")
             return nil
         }
-        guard case .object(let object) = value else {
-            checker.fail("fix", .wrongType, "fix must be an object, not \(value.typeName)")
+        guard value.kind == .object else {
+            checker.fail("fix", .wrongType, "fix must be an object, not \(value.kind.typeName)")
             return nil
         }
+        let members = Members<FixMember>(record: checker.record, object: SubmissionFormat.fix)
         let errorsBefore = checker.errors.count
-        let members: KnownValues<FixMember> = checker.knownMembers(of: object, at: "fix", in: "a fix")
+        checker.refuseUnknownMembers(of: SubmissionFormat.fix, at: "fix", in: "a fix")
         let lat = coordinate(members, .lat, what: "latitude", limit: 90, &checker)
         let lon = coordinate(members, .lon, what: "longitude", limit: 180, &checker)
         if lat == 0, lon == 0 {
@@ -35,7 +36,7 @@ extension SubmissionValidator {
     }
 
     private func coordinate(
-        _ members: KnownValues<FixMember>, _ member: FixMember, what: String, limit: Double, _ checker: inout FieldChecker
+        _ members: Members<FixMember>, _ member: FixMember, what: String, limit: Double, _ checker: inout FieldChecker
     ) -> Double? {
         guard let value = checker.finiteNumber(members, member, at: "fix", what: what) else { return nil }
         guard (-limit...limit).contains(value) else {
@@ -45,7 +46,7 @@ extension SubmissionValidator {
         return value
     }
 
-    private func horizontalAccuracy(_ members: KnownValues<FixMember>, _ checker: inout FieldChecker) -> Double? {
+    private func horizontalAccuracy(_ members: Members<FixMember>, _ checker: inout FieldChecker) -> Double? {
         guard let value = checker.finiteNumber(members, .horizontalAccuracy, at: "fix", what: "horizontalAccuracy") else { return nil }
         if value < 0 {
             checker.fail("fix.horizontalAccuracy", .negativeAccuracy, "a negative horizontalAccuracy means the device had no valid coordinate")
@@ -59,9 +60,11 @@ extension SubmissionValidator {
         return nil
     }
 
-    private func address(_ fix: KnownValues<FixMember>, _ checker: inout FieldChecker) -> Address? {
-        guard let object = checker.object(fix, .address, at: "fix") else { return nil }
-        let members: KnownValues<AddressMember> = checker.knownMembers(of: object, at: "fix.address", in: "an address")
+    private func address(_ fix: Members<FixMember>, _ checker: inout FieldChecker) -> Address? {
+        guard let members = checker.object(fix, .address, at: "fix", holding: SubmissionFormat.address, as: AddressMember.self) else {
+            return nil
+        }
+        checker.refuseUnknownMembers(of: SubmissionFormat.address, at: "fix.address", in: "an address")
         func field(_ member: AddressMember) -> String? {
             checker.string(members, member, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
         }

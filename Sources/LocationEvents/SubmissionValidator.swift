@@ -3,9 +3,10 @@ import JSON
 
 /// Turns an untrusted JSON submission into a `Submission`, or reports every problem found, by field.
 ///
-/// JSON null counts as absent. Members the format does not have, at any level, are refused (`unknown_field`, each
-/// named): the log is immutable, so nothing goes in that was not checked. A newer app that sends more needs a
-/// server that knows it first.
+/// The bytes are read once, straight into the values of the submission format's members (``SubmissionFormat``),
+/// without a tree; the checks work on those values. JSON null counts as absent. Members the format does not have, at
+/// any level, are refused (`unknown_field`, each named): the log is immutable, so nothing goes in that was not
+/// checked. A newer app that sends more needs a server that knows it first.
 public struct SubmissionValidator: Sendable {
     public var limits: ValidationLimits
 
@@ -13,78 +14,66 @@ public struct SubmissionValidator: Sendable {
         self.limits = limits
     }
 
-    /// Validates one submission.
-    /// - Parameters:
-    ///   - value: the parsed submission.
-    ///   - now: the server's clock, for the `in_future` check.
-    public func validate(_ value: JSONValue, now: Date) -> Result<Submission, ValidationFailure> {
-        guard case .object(let object) = value else {
-            return .failure(ValidationFailure(errors: [
-                FieldError(field: "", code: .notAnObject, message: "a submission must be a JSON object, not \(value.typeName)")
-            ]))
-        }
-        var checker = FieldChecker()
-        let eventId = self.eventId(object, &checker)
-        let type = self.type(object, &checker)
-        let expectedVersion = self.expectedVersion(object, &checker)
-        let actor = self.actor(object, &checker)
-        let body = type.flatMap { self.body($0, object, now: now, &checker) }
-        if let type {
-            checker.refuseUnknownMembers(of: object, at: "", known: Self.members(of: type), in: "a \(type.rawValue) submission")
-        }
-
-        guard checker.errors.isEmpty, let eventId, let body else {
-            return .failure(ValidationFailure(errors: checker.errors))
-        }
-        return .success(Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body))
-    }
-
-    /// Parses and validates. Bytes that are not JSON give `""` / `invalid_json`; an object naming a member twice
-    /// gives its path / `duplicate_key`.
+    /// Reads and validates one submission. Bytes that are not JSON give `""` / `invalid_json`; an object naming a
+    /// member twice gives its path / `duplicate_key`.
+    /// - Parameter now: the server's clock, for the `in_future` check.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: data, knownNames: Self.memberNames)
-        } catch let error as JSONValueError {
-            return .failure(ValidationFailure(errors: [FieldError(error)]))
-        } catch {
-            return .failure(ValidationFailure(errors: [FieldError(field: "", code: .invalidJSON, message: "not valid JSON: \(error)")]))
-        }
-        return validate(value, now: now)
+        decode(data, now: now, writingData: false).result
     }
 
-    /// The top-level members of a type of submission.
-    static func members(of type: EventType) -> KnownMembers {
-        members[EventType.allCases.firstIndex(of: type)!]
+    /// Reads and validates one submission, and writes what the event stores of it (``DecodedSubmission/data``).
+    public func decode(_ data: Data, now: Date) -> DecodedSubmission {
+        decode(data, now: now, writingData: true)
     }
 
-    /// The top-level members of each type of submission, in the order of `EventType.allCases`.
-    private static let members: [KnownMembers] = {
-        let common = ["eventId", "type", "expectedVersion", "actor"]
-        var members: [KnownMembers] = []
-        for type in EventType.allCases {
-            let own: [String]
-            switch type {
-            case .merchantAddressFixed: own = ["merchantId", "purpose", "fix"]
-            case .enterpriseAddressFixed: own = ["enterpriseId", "fix"]
-            case .terminalBound: own = ["terminalId", "merchantId", "fix"]
-            case .terminalUnbound: own = ["terminalId", "merchantId", "reason"]
-            case .terminalLocated: own = ["terminalId", "fix"]
-            case .visitRecorded: own = ["visitId", "merchantId", "visitorId", "fix", "note"]
-            case .locationFailed:
-                own = EntityKind.allCases.map(\.idField) + ["purpose", "provider", "errorCode", "errorMessage", "capturedAt"]
+    private func decode(_ data: Data, now: Date, writingData: Bool) -> DecodedSubmission {
+        SubmissionFormat.format.withRecord(of: data) { read in
+            switch read {
+            case .failure(let error):
+                return DecodedSubmission(result: .failure(ValidationFailure(errors: [FieldError(error)])))
+            case .success(let record):
+                return decode(record, now: now, writingData: writingData)
             }
-            members.append(KnownMembers(common + own))
         }
-        return members
-    }()
+    }
 
-    /// Every member name of the submission format, at any level, for the parser to take as made here
-    /// (``JSON/KnownNames``).
-    public static let memberNames = KnownNames(members.flatMap(\.names) + Actor.fieldNames + Fix.fieldNames + Address.fieldNames)
+    private func decode(_ record: JSONRecord, now: Date, writingData: Bool) -> DecodedSubmission {
+        guard record.documentKind == .object else {
+            return DecodedSubmission(result: .failure(ValidationFailure(errors: [
+                FieldError(field: "", code: .notAnObject, message: "a submission must be a JSON object, not \(record.documentKind.typeName)")
+            ])))
+        }
+        let top = Members<SubmissionMember>(record: record, object: SubmissionFormat.top)
+        var checker = FieldChecker(record)
+        let eventId = self.eventId(top, &checker)
+        let type = self.type(top, &checker)
+        let expectedVersion = self.expectedVersion(top, &checker)
+        let actor = self.actor(top, &checker)
+        let body = type.flatMap { self.body($0, top, now: now, &checker) }
+        if let type {
+            let known = SubmissionMember.members(of: type)
+            checker.refuseUnknownMembers(
+                of: SubmissionFormat.top, at: "", known: { known & (1 << $0) != 0 }, in: "a \(type.rawValue) submission")
+        }
 
-    private func eventId(_ object: JSONObject, _ checker: inout FieldChecker) -> UUID? {
-        guard let text = checker.string(object, "eventId", at: "", required: true) else { return nil }
+        let eventIdText = top[.eventId].flatMap { $0.kind == .string ? record.string($0) : nil }
+        guard checker.errors.isEmpty, let eventId, let body, let eventIdText else {
+            return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: type)
+        }
+        // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
+        // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
+        var changes: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
+        if eventIdText.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) {
+            changes.append((SubmissionMember.eventId.rawValue, eventId.uuidString.lowercased()))
+        }
+        let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
+        return DecodedSubmission(
+            result: .success(submission), data: writingData ? record.canonicalData(of: SubmissionFormat.top, changing: changes) : nil,
+            eventIdText: eventIdText, type: type)
+    }
+
+    private func eventId(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> UUID? {
+        guard let text = checker.string(object, .eventId, at: "", required: true) else { return nil }
         guard let uuid = Self.uuid(text) else {
             checker.fail("eventId", .invalidUUID, "eventId must be a UUID such as 0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40")
             return nil
@@ -126,8 +115,8 @@ public struct SubmissionValidator: Sendable {
         }
     }
 
-    private func type(_ object: JSONObject, _ checker: inout FieldChecker) -> EventType? {
-        guard let name = checker.string(object, "type", at: "", required: true) else { return nil }
+    private func type(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> EventType? {
+        guard let name = checker.string(object, .type, at: "", required: true) else { return nil }
         guard let type = EventType(rawValue: name) else {
             let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
             checker.fail("type", .unknownType, "type must be one of \(known)")
@@ -136,31 +125,34 @@ public struct SubmissionValidator: Sendable {
         return type
     }
 
-    private func expectedVersion(_ object: JSONObject, _ checker: inout FieldChecker) -> ExpectedVersion? {
-        guard let value = FieldChecker.member(object, "expectedVersion") else { return nil }
-        switch value {
-        case .string("any"):
-            return .any
-        case .string("no_stream"):
-            return .noStream
+    private func expectedVersion(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> ExpectedVersion? {
+        guard let value = object[.expectedVersion] else { return nil }
+        switch value.kind {
         case .string:
+            switch checker.record.string(value) {
+            case "any": return .any
+            case "no_stream": return .noStream
+            default: break
+            }
             checker.fail("expectedVersion", .unknownValue, "expectedVersion must be an integer, \"any\" or \"no_stream\"")
-        case .number(let number) where number.isFinite && number == number.rounded():
+        case .number where value.number.isFinite && value.number == value.number.rounded():
             // 2^63 is exactly representable; anything from it up does not fit in Int64.
-            guard number >= 0, number < 9_223_372_036_854_775_808.0 else {
+            guard value.number >= 0, value.number < 9_223_372_036_854_775_808.0 else {
                 checker.fail("expectedVersion", .outOfRange, "expectedVersion must be a version number, 0 or more")
                 return nil
             }
-            return .exact(Int64(number))
+            return .exact(Int64(value.number))
         default:
             checker.fail("expectedVersion", .wrongType, "expectedVersion must be an integer, \"any\" or \"no_stream\"")
         }
         return nil
     }
 
-    private func actor(_ object: JSONObject, _ checker: inout FieldChecker) -> Actor? {
-        guard let object = checker.object(object, "actor", at: "") else { return nil }
-        let members: KnownValues<ActorMember> = checker.knownMembers(of: object, at: "actor", in: "actor")
+    private func actor(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> Actor? {
+        guard let members = checker.object(object, .actor, at: "", holding: SubmissionFormat.actor, as: ActorMember.self) else {
+            return nil
+        }
+        checker.refuseUnknownMembers(of: SubmissionFormat.actor, at: "actor", in: "actor")
         func field(_ member: ActorMember) -> String? {
             checker.string(members, member, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
         }
@@ -170,38 +162,38 @@ public struct SubmissionValidator: Sendable {
             platform: platform)
     }
 
-    private func body(_ type: EventType, _ object: JSONObject, now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {
+    private func body(_ type: EventType, _ object: Members<SubmissionMember>, now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {
         let fix = { (checker: inout FieldChecker) in self.fix(object, now: now, &checker) }
         switch type {
         case .merchantAddressFixed:
-            let merchantId = checker.id(object, "merchantId", at: "")
-            let purpose = checker.enumeration(MerchantAddressPurpose.self, object, "purpose", at: "", required: true)
+            let merchantId = checker.id(object, .merchantId, at: "")
+            let purpose = checker.enumeration(MerchantAddressPurpose.self, object, .purpose, at: "", required: true)
             guard let fix = fix(&checker), let merchantId, let purpose else { return nil }
             return .merchantAddressFixed(merchantId: merchantId, purpose: purpose, fix: fix)
         case .enterpriseAddressFixed:
-            let enterpriseId = checker.id(object, "enterpriseId", at: "")
+            let enterpriseId = checker.id(object, .enterpriseId, at: "")
             guard let fix = fix(&checker), let enterpriseId else { return nil }
             return .enterpriseAddressFixed(enterpriseId: enterpriseId, fix: fix)
         case .terminalBound:
-            let terminalId = checker.id(object, "terminalId", at: "")
-            let merchantId = checker.id(object, "merchantId", at: "")
+            let terminalId = checker.id(object, .terminalId, at: "")
+            let merchantId = checker.id(object, .merchantId, at: "")
             guard let fix = fix(&checker), let terminalId, let merchantId else { return nil }
             return .terminalBound(terminalId: terminalId, merchantId: merchantId, fix: fix)
         case .terminalUnbound:
-            let terminalId = checker.id(object, "terminalId", at: "")
-            let merchantId = checker.id(object, "merchantId", at: "")
-            let reason = checker.string(object, "reason", at: "", required: false, maximumLength: limits.maximumReasonLength)
+            let terminalId = checker.id(object, .terminalId, at: "")
+            let merchantId = checker.id(object, .merchantId, at: "")
+            let reason = checker.string(object, .reason, at: "", required: false, maximumLength: limits.maximumReasonLength)
             guard let terminalId, let merchantId else { return nil }
             return .terminalUnbound(terminalId: terminalId, merchantId: merchantId, reason: reason)
         case .terminalLocated:
-            let terminalId = checker.id(object, "terminalId", at: "")
+            let terminalId = checker.id(object, .terminalId, at: "")
             guard let fix = fix(&checker), let terminalId else { return nil }
             return .terminalLocated(terminalId: terminalId, fix: fix)
         case .visitRecorded:
-            let visitId = checker.id(object, "visitId", at: "")
-            let merchantId = checker.id(object, "merchantId", at: "")
-            let visitorId = checker.id(object, "visitorId", at: "")
-            let note = checker.string(object, "note", at: "", required: false, maximumLength: limits.maximumNoteLength)
+            let visitId = checker.id(object, .visitId, at: "")
+            let merchantId = checker.id(object, .merchantId, at: "")
+            let visitorId = checker.id(object, .visitorId, at: "")
+            let note = checker.string(object, .note, at: "", required: false, maximumLength: limits.maximumNoteLength)
             guard let fix = fix(&checker), let visitId, let merchantId, let visitorId else { return nil }
             return .visitRecorded(visitId: visitId, merchantId: merchantId, visitorId: visitorId, fix: fix, note: note)
         case .locationFailed:
@@ -209,27 +201,115 @@ public struct SubmissionValidator: Sendable {
         }
     }
 
-    private func locationFailure(_ object: JSONObject, now: Date, _ checker: inout FieldChecker) -> LocationFailure? {
-        let kinds = EntityKind.allCases.filter { FieldChecker.member(object, $0.idField) != nil }
+    private func locationFailure(_ object: Members<SubmissionMember>, now: Date, _ checker: inout FieldChecker) -> LocationFailure? {
+        let kinds = EntityKind.allCases.filter { object[SubmissionMember.id(of: $0)] != nil }
         var entity: EntityRef?
         switch kinds.count {
         case 0:
             checker.fail("entity", .required, "one of merchantId, enterpriseId, terminalId or visitId is required")
         case 1:
-            entity = checker.id(object, kinds[0].idField, at: "").map { EntityRef(kind: kinds[0], id: $0) }
+            entity = checker.id(object, SubmissionMember.id(of: kinds[0]), at: "").map { EntityRef(kind: kinds[0], id: $0) }
         default:
             let fields = kinds.map(\.idField).joined(separator: ", ")
             checker.fail("entity", .ambiguousEntity, "a LocationFailed names one entity, not \(fields)")
         }
-        let purpose = checker.string(object, "purpose", at: "", required: false)
+        let purpose = checker.string(object, .purpose, at: "", required: false)
         if let purpose, !FieldChecker.isValidId(purpose) {
             checker.fail("purpose", .invalidValue, "purpose must be 1–64 characters of A–Z, a–z, 0–9, _ . : -")
         }
-        let provider = checker.enumeration(Provider.self, object, "provider", at: "", required: true)
-        let errorCode = checker.integer(object, "errorCode", at: "", required: true)
-        let errorMessage = checker.string(object, "errorMessage", at: "", required: false, maximumLength: limits.maximumErrorMessageLength)
-        let capturedAt = checker.timestamp(object, "capturedAt", at: "", now: now, limits: limits)
+        let provider = checker.enumeration(Provider.self, object, .provider, at: "", required: true)
+        let errorCode = checker.integer(object, .errorCode, at: "", required: true)
+        let errorMessage = checker.string(object, .errorMessage, at: "", required: false, maximumLength: limits.maximumErrorMessageLength)
+        let capturedAt = checker.timestamp(object, .capturedAt, at: "", now: now, limits: limits)
         guard let entity, let provider, let errorCode, let capturedAt else { return nil }
         return LocationFailure(entity: entity, purpose: purpose, provider: provider, errorCode: errorCode, errorMessage: errorMessage, capturedAt: capturedAt)
+    }
+}
+
+/// A submission read from its bytes (``SubmissionValidator/decode(_:now:)``): the submission or every problem
+/// found, what the event stores of it, and what the bytes said of its id and type, valid or not.
+public struct DecodedSubmission: Sendable {
+    public let result: Result<Submission, ValidationFailure>
+    /// The event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white space, each
+    /// number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when invalid.
+    public let data: Data?
+    /// The `eventId` member as sent, when it is a string.
+    public let eventIdText: String?
+    /// The type the `type` member names, when it names one.
+    public let type: EventType?
+
+    init(result: Result<Submission, ValidationFailure>, data: Data? = nil, eventIdText: String? = nil, type: EventType? = nil) {
+        (self.result, self.data, self.eventIdText, self.type) = (result, data, eventIdText, type)
+    }
+}
+
+/// The objects of the submission format of DESIGN.md, as ``JSON/JSONRecordFormat`` reads them: the submission's
+/// members (of every type), the actor's, the fix's and the address's.
+enum SubmissionFormat {
+    static let top = 0
+    static let actor = 1
+    static let fix = 2
+    static let address = 3
+
+    static let format = JSONRecordFormat(objects: [
+        SubmissionMember.names.map { name in
+            (name, name == "actor" ? actor : name == "fix" ? fix : nil)
+        },
+        ActorMember.names.map { ($0, nil) },
+        FixMember.names.map { name in (name, name == "address" ? address : nil) },
+        AddressMember.names.map { ($0, nil) },
+    ])
+}
+
+/// The top-level members of a submission, of every type.
+enum SubmissionMember: Int, KnownMember {
+    case eventId, type, expectedVersion, actor
+    case merchantId, enterpriseId, terminalId, visitId
+    case purpose, fix, reason, visitorId, note, provider, errorCode, errorMessage, capturedAt
+
+    static let names = allCases.map { String(describing: $0) }
+
+    /// The member that carries an entity kind's id.
+    static func id(of kind: EntityKind) -> SubmissionMember {
+        switch kind {
+        case .merchant: .merchantId
+        case .enterprise: .enterpriseId
+        case .terminal: .terminalId
+        case .visit: .visitId
+        }
+    }
+
+    /// The members of a type of submission, as a set of bits by member.
+    static func members(of type: EventType) -> UInt64 {
+        switch type {
+        case .merchantAddressFixed: membersByType[0]
+        case .enterpriseAddressFixed: membersByType[1]
+        case .terminalBound: membersByType[2]
+        case .terminalUnbound: membersByType[3]
+        case .terminalLocated: membersByType[4]
+        case .visitRecorded: membersByType[5]
+        case .locationFailed: membersByType[6]
+        }
+    }
+
+    /// ``members(of:)`` of each type, in the order of ``members(of:)``'s cases.
+    private static let membersByType = [
+        EventType.merchantAddressFixed, .enterpriseAddressFixed, .terminalBound, .terminalUnbound, .terminalLocated,
+        .visitRecorded, .locationFailed,
+    ].map(ownMembers)
+
+    private static func ownMembers(of type: EventType) -> UInt64 {
+        let own: [SubmissionMember]
+        switch type {
+        case .merchantAddressFixed: own = [.merchantId, .purpose, .fix]
+        case .enterpriseAddressFixed: own = [.enterpriseId, .fix]
+        case .terminalBound: own = [.terminalId, .merchantId, .fix]
+        case .terminalUnbound: own = [.terminalId, .merchantId, .reason]
+        case .terminalLocated: own = [.terminalId, .fix]
+        case .visitRecorded: own = [.visitId, .merchantId, .visitorId, .fix, .note]
+        case .locationFailed:
+            own = EntityKind.allCases.map(id(of:)) + [.purpose, .provider, .errorCode, .errorMessage, .capturedAt]
+        }
+        return ([.eventId, .type, .expectedVersion, .actor] + own).reduce(0) { $0 | 1 << $1.rawValue }
     }
 }

@@ -71,35 +71,6 @@ public enum ExpectedVersion: Sendable, Hashable {
     case exact(Int64)
 }
 
-extension ExpectedVersion: Codable {
-    /// JSON: an integer for `exact`, or the strings `"any"` / `"no_stream"`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            guard number >= 0 else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "expectedVersion must not be negative")
-            }
-            self = .exact(number)
-            return
-        }
-        switch try container.decode(String.self) {
-        case "any": self = .any
-        case "no_stream": self = .noStream
-        case let other:
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown expectedVersion \(other)")
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .any: try container.encode("any")
-        case .noStream: try container.encode("no_stream")
-        case .exact(let version): try container.encode(version)
-        }
-    }
-}
-
 /// The operating system of the device that located, which decides what a provider's error code means: the Tencent
 /// and AMap SDKs number their errors differently on iOS and on Android (point-of-sale terminals run Android).
 public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,4 +1,5 @@
 internal import CLibPQ
+import CivilCalendar
 import Foundation
 
 /// A one-dimensional array sent as a binary bind parameter: each value in its type's binary form, which the server

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// Fields of a COPY row: written in place into the writer's buffer inside `CopyWriter.row`, or rendered ahead

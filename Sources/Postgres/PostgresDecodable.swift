@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// A value read from a column in text format.

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// A value sent as a text-format bind parameter.

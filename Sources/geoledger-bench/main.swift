@@ -15,8 +15,8 @@ let usage = """
                                line (the default)
       region [GEOLEDGER]       region classification in process, and through the geoledger binary (by default
                                the one next to this program)
-      json                     JSON reading of the workload's lines: this project's parser, JSONSerialization,
-                               JSONDecoder, in µs of CPU per line (no database)
+      json                     JSON reading of the workload's lines: this project's parser, its validator,
+                               JSONSerialization, in µs of CPU per line (no database)
       bulk                     the bulk insert paths: COPY, INSERT from arrays, pipelined INSERT, each in
                                the same transactions, in turn, three times; the median rate of each
       ingest [OPTIONS]         the server's fsync, synchronous_commit and full_page_writes, then ingest of a

@@ -1,3 +1,4 @@
+import CivilCalendar
 import CommandLineArguments
 import Foundation
 import LocationEvents

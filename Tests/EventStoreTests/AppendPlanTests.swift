@@ -1,3 +1,4 @@
+import CivilCalendar
 @testable import EventStore
 import Foundation
 import JSON
@@ -34,7 +35,7 @@ struct AppendPlanTests {
         let known = ["a-1": head, "d-1": head]
         var plan = AppendPlan(
             events: events, stored: [:], heads: known, after: LogHead(position: 9, hash: EventHash.genesis),
-            recordedAt: Timestamp(date: Date(timeIntervalSince1970: 1_764_410_400)))
+            recordedAt: Timestamp(Date(timeIntervalSince1970: 1_764_410_400)))
         plan.decide { _ in nil }
         #expect(plan.results.map { if case .appended(let stream, let version, _) = $0 { "\(stream)@\(version)" } else { "-" } }
             == ["a-1@5", "b-1@0", "a-1@6", "-", "b-1@1", "-"])
@@ -44,9 +45,9 @@ struct AppendPlanTests {
 
     @Test("timestamps keep whole microseconds through Date")
     func timestampRoundTrip() {
-        let stamp = Timestamp(date: Date(timeIntervalSince1970: 1_764_410_400.123456))
+        let stamp = Timestamp(Date(timeIntervalSince1970: 1_764_410_400.123456))
         #expect(stamp.microseconds == 1_764_410_400_123_456)
-        #expect(Timestamp(date: stamp.date) == stamp)
+        #expect(Timestamp(stamp.date) == stamp)
     }
 
     @Test("canonical bytes are a sorted-key JSON object covering every stored column")

@@ -1,3 +1,4 @@
+import CivilCalendar
 import DatabaseTestSupport
 @testable import EventStore
 import Foundation
@@ -30,7 +31,7 @@ struct LogHeadTests {
                 previous: streamHashes[event.stream] ?? EventHash.genesis,
                 canonical: EventHash.canonicalBytes(
                     position: event.position, eventId: event.eventId, stream: event.stream, version: event.version,
-                    type: event.type, recordedAt: EventStore.Timestamp(date: event.recordedAt), data: event.data,
+                    type: event.type, recordedAt: Timestamp(event.recordedAt), data: event.data,
                     metadata: event.metadata))
             streamHashes[event.stream] = hash
             logHash = EventHash.logChain(previous: logHash, hash: hash)

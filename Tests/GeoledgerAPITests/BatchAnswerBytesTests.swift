@@ -9,7 +9,7 @@ struct BatchAnswerBytesTests {
     func answerIsTheReportsCanonicalDocument() async throws {
         try await withAPI { server in
             let service = IngestService(classifier: classifier)
-            func items(_ lines: [String]) -> [IngestItem] { lines.map { IngestItem(parsing: Data($0.utf8)) } }
+            func items(_ lines: [String]) -> [IngestItem] { lines.map { IngestItem.bytes(Data($0.utf8)) } }
             let id = UUID()
             let mixed = [
                 Submissions.merchantFix("M1", id: id),

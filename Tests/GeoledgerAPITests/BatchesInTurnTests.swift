@@ -37,7 +37,7 @@ struct BatchesInTurnTests {
             let other = UUID()
             let written = try server.pool.withConnection { connection in
                 try IngestService(classifier: classifier).ingest(
-                    [IngestItem(parsing: Data(Submissions.merchantFix("M1", id: other).utf8))], on: connection)
+                    [IngestItem.bytes(Data(Submissions.merchantFix("M1", id: other).utf8))], on: connection)
             }
             #expect(written.count(.appended) == 1)
 
@@ -115,7 +115,7 @@ struct BatchesInTurnTests {
                 // Two events a batch, until the clients are done, and at least a few batches.
                 var batch = 0
                 while batch < otherBatches || posting.withLock({ $0 }) > 0 {
-                    let items = (0..<2).map { _ in IngestItem(parsing: Data(Submissions.merchantFix("O\(batch % 3)").utf8)) }
+                    let items = (0..<2).map { _ in IngestItem.bytes(Data(Submissions.merchantFix("O\(batch % 3)").utf8)) }
                     let report: IngestReport
                     do {
                         report = try service.ingest(items, on: other)

@@ -310,7 +310,7 @@ struct EventTypeTests {
         #expect(metadata["failure"] == nil)
 
         let classifier = try Boundaries.classifier()
-        let submission = try SubmissionValidator().validate(JSONValue(parsing: Data(text.utf8)), now: serverNow).get()
+        let submission = try SubmissionValidator().validate(Data(text.utf8), now: serverNow).get()
         let assessment = FixAssessor(classifier: classifier).assess(try #require(submission.body.fix))
         let fix = try #require(metadata["fix"])
         expectMembers(fix, [

@@ -126,7 +126,7 @@ struct PayloadVersionTests {
         let events = try Self.frozenEvents()
         let receivedAt = try #require(try JSONValue(parsing: Data(events[0].metadata.utf8))["receivedAt"]?.stringValue)
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
-        let batch = service.prepare(events.map { IngestItem(parsing: Data($0.data.utf8)) }, now: instant(receivedAt))
+        let batch = service.prepare(events.map { IngestItem.bytes(Data($0.data.utf8)) }, now: instant(receivedAt))
         #expect(batch.events.count == events.count)
         for (event, written) in zip(events, batch.events) {
             #expect(String(decoding: written.metadata, as: UTF8.self) == Self.todaysMetadata(event), "metadata of \(event.type)")

@@ -1,3 +1,4 @@
+import CivilCalendar
 @testable import EventStore
 import Foundation
 import Geo
@@ -46,8 +47,8 @@ struct PreparedEdgeCaseBytesTests {
             switch item {
             case .malformed(let error):
                 errors = [error]
-            case .json(let value, _):
-                guard case .failure(let failure) = SubmissionValidator().validate(value, now: now) else {
+            case .bytes(let bytes):
+                guard case .failure(let failure) = SubmissionValidator().validate(bytes, now: now) else {
                     Issue.record("item \(number) was neither prepared nor refused")
                     continue
                 }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EventStore
 import Foundation
 import Geo
@@ -6,9 +7,6 @@ import LocationEvents
 import Postgres
 @testable import Projections
 import Testing
-
-/// A device time as sent (EventStore has a `Timestamp` of its own).
-private typealias DeviceTime = LocationEvents.Timestamp
 
 /// Ingest builds each event's projection with the capture time the validator read, not from the text it stored;
 /// replay reads that text back. Both must give the same event: the same instant, to the microsecond, in the rows
@@ -26,7 +24,7 @@ struct ProjectedEventInstantTests {
 
     @Test("the instant stored for a capture time is the one its timestamptz text reads back as")
     func storedInstantIsTheTextsInstant() throws {
-        var dates = try Self.captureTimes.map { try #require(DeviceTime(rfc3339: $0)).date }
+        var dates = try Self.captureTimes.map { try #require(Timestamp(rfc3339: $0)).date }
         // And a spread of instants with every sort of fraction.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for _ in 0..<10_000 {
@@ -48,7 +46,7 @@ struct ProjectedEventInstantTests {
             #"{"eventId":"0b9c2a4e-3f1d-4a51-9a8e-abcdef000004","type":"LocationFailed","terminalId":"T1","provider":"amap","errorCode":12,"capturedAt":"\#(capturedAt)","actor":{"os":"Android 13"}}"#,
         ]
         let service = IngestService(classifier: try BoundaryClassifier.bundled())
-        let batch = service.prepare(lines.map { IngestItem(parsing: Data($0.utf8)) }, now: Self.now)
+        let batch = service.prepare(lines.map { IngestItem.bytes(Data($0.utf8)) }, now: Self.now)
         #expect(batch.events.count == lines.count)
         for (event, projected) in zip(batch.events, batch.projected) {
             let read = try ProjectedEvent(

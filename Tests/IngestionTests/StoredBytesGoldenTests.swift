@@ -1,3 +1,4 @@
+import CivilCalendar
 @testable import EventStore
 import Foundation
 import Geo

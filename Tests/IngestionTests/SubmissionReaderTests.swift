@@ -17,13 +17,12 @@ struct SubmissionReaderTests {
     }
 
     func json(_ item: SubmissionReader.RawItem) -> JSONValue? {
-        if case .json(let value, _) = item.parsed { return value }
-        return nil
+        guard case .bytes(let bytes) = item.parsed else { return nil }
+        return try? JSONValue(parsing: bytes)
     }
 
     func isMalformed(_ item: SubmissionReader.RawItem) -> Bool {
-        if case .malformed = item.parsed { return true }
-        return false
+        refusal(item) != nil
     }
 
     /// The same bytes through a file, as the CLI reads them.
@@ -154,9 +153,19 @@ struct SubmissionReaderTests {
     }
 
     /// The error of an item refused before validation (not JSON, too large, broken structure), or nil.
+    /// Why the item is not a JSON value: refused while reading, or its bytes are not JSON.
     func refusal(_ item: SubmissionReader.RawItem) -> FieldError? {
-        if case .malformed(let error) = item.parsed { return error }
-        return nil
+        switch item.parsed {
+        case .malformed(let error):
+            return error
+        case .bytes(let bytes):
+            do {
+                _ = try JSONValue(parsing: bytes)
+                return nil
+            } catch {
+                return (error as? JSONValueError).map(FieldError.init)
+            }
+        }
     }
 
     static let event = #"{"eventId": "0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40", "type": "TerminalLocated", "terminalId": "T1"}"#

@@ -81,3 +81,10 @@ extension JSONValue {
         return .object(members)
     }
 }
+
+extension SubmissionValidator {
+    /// Validates a submission given as a JSON value, through its canonical bytes: the validator reads bytes.
+    func validate(_ value: JSONValue, now: Date) -> Result<Submission, ValidationFailure> {
+        validate(value.canonicalData(), now: now)
+    }
+}

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import JSON
 import Testing
@@ -225,10 +226,8 @@ import Testing
         #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_a_number"])
     }
 
-    @Test(arguments: [
-        JSONValue.string("NaN"), .string("Infinity"), .string("-Infinity"), .string("1e999"),
-        .number(.nan), .number(.infinity),
-    ])
+    // A number no Double holds (1e999) is not JSON to the parser; so a non-finite number arrives only as a string.
+    @Test(arguments: [JSONValue.string("NaN"), .string("Infinity"), .string("-Infinity"), .string("1e999")])
     func coordinateNotFinite(value: JSONValue) {
         #expect(pairs(merchant("fix.lat", value)) == ["fix.lat not_finite"])
         #expect(pairs(merchant("fix.lon", value)) == ["fix.lon not_finite"])
@@ -374,7 +373,7 @@ import Testing
         #expect(failure.errorCode == 4)
         #expect(submission.actor.resolvedPlatform == .ios)
         #expect(failure.category(on: submission.actor.resolvedPlatform) == .timeout)
-        #expect(failure.capturedAt.text == "2026-11-29T10:00:00+08:00")
+        #expect(failure.capturedAt == Timestamp(rfc3339: "2026-11-29T02:00:00Z"))
     }
 
     @Test func locationFailureEntity() {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import DatabaseTestSupport
 import EventStore
 import Foundation
@@ -22,7 +23,7 @@ let serverNow = instant("2026-11-29T12:00:00Z")
 
 /// The instant an RFC 3339 text denotes.
 func instant(_ text: String) -> Date {
-    guard let timestamp = LocationEvents.Timestamp(rfc3339: text) else { fatalError("not RFC 3339: \(text)") }
+    guard let timestamp = Timestamp(rfc3339: text) else { fatalError("not RFC 3339: \(text)") }
     return timestamp.date
 }
 
@@ -115,7 +116,7 @@ struct IngestionDatabase {
     }
 
     static func item(_ text: String) -> IngestItem {
-        IngestItem(parsing: Data(text.utf8))
+        IngestItem.bytes(Data(text.utf8))
     }
 
     /// The rows of a projection table matching `condition`, each as a JSON object (`to_jsonb`): timestamps read

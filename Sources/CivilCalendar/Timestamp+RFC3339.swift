@@ -1,59 +1,19 @@
-import CivilCalendar
 import Foundation
 
-/// A device time as sent, with the instant it denotes.
-///
-/// The text is kept because the offset the device used is itself information (which time zone it was set to),
-/// and because stored events must be reproducible byte for byte.
-public struct Timestamp: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The RFC 3339 text exactly as sent.
-    public let text: String
-    /// The instant it denotes.
-    public let date: Date
-
-    /// Parses RFC 3339 (`2026-11-29T10:00:00+08:00`, `2026-11-29T02:00:00.250Z`); nil when the text is not one.
-    public init?(rfc3339 text: String) {
-        guard case .success(let date) = RFC3339.parse(text) else { return nil }
-        self.text = text
-        self.date = date
-    }
-
-    /// `text` already parsed to `date`.
-    init(text: String, date: Date) {
-        self.text = text
-        self.date = date
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let parsed = Timestamp(rfc3339: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 timestamp with offset: \(text)")
-        }
-        self = parsed
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
-
-    public var description: String { text }
-}
-
 /// A strict RFC 3339 `date-time` parser that can tell a missing offset from other faults.
-enum RFC3339 {
-    enum Failure: Error, Equatable {
+extension Timestamp {
+    public enum RFC3339Failure: Error, Equatable {
         case malformed
         case missingOffset
     }
 
-    static func parse(_ text: String) -> Result<Date, Failure> {
+    /// The instant an RFC 3339 `date-time` denotes, to the precision it was written with.
+    public static func parseRFC3339(_ text: String) -> Result<Date, RFC3339Failure> {
         var text = text
-        return text.withUTF8(parse)
+        return text.withUTF8(parseRFC3339)
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, Failure> {
+    private static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, RFC3339Failure> {
         var index = 0
 
         func digits(_ count: Int) -> Int? {

@@ -2,24 +2,93 @@ import Foundation
 import Testing
 @testable import JSON
 
-/// The canonical bytes written while parsing are those of the parsed value made canonical afterwards, and parsing so
-/// takes and refuses the same texts, with the same errors.
-@Suite struct CanonicalParsingTests {
+/// A document read as a ``JSONRecord``, against a format of its own members: the canonical bytes written from the
+/// record's spans are those of the parsed value made canonical, and reading a record takes and refuses the same texts
+/// as parsing, with the same errors.
+@Suite struct JSONRecordTests {
+    /// A format whose objects are those of `value`: each object a member holds directly is a kind of its own.
+    static func format(for value: JSONValue) -> JSONRecordFormat {
+        var objects: [[(name: String, object: Int?)]] = [[]]
+        func add(_ object: JSONObject, as kind: Int) {
+            var members: [(name: String, object: Int?)] = []
+            for member in object.members {
+                if case .object(let inner) = member.value {
+                    objects.append([])
+                    let child = objects.count - 1
+                    add(inner, as: child)
+                    members.append((member.key, child))
+                } else {
+                    members.append((member.key, nil))
+                }
+            }
+            objects[kind] = members
+        }
+        if case .object(let object) = value { add(object, as: 0) }
+        return JSONRecordFormat(objects: objects)
+    }
+
+    /// Formats for texts that are not JSON: one naming nothing, one naming a few members at two levels.
+    static let fixedFormats = [
+        JSONRecordFormat(objects: [[]]),
+        JSONRecordFormat(objects: [[("a", nil), ("b", 1), ("fix", nil)], [("x", nil), ("c", nil), ("a", nil)]]),
+    ]
+
     private func expectSame(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let data = Data(text.utf8)
         let plain = Result { try JSONValue(parsing: data) }
-        let canonical = Result { try JSONValue.parsingCanonical(data) }
-        switch (plain, canonical) {
-        case (.success(let value), .success(let read)):
-            #expect(read.value == value, "value of \(text)", sourceLocation: sourceLocation)
-            #expect(
-                read.canonical == value.canonicalData(), "bytes of \(text)",
-                sourceLocation: sourceLocation)
-        case (.failure(let error), .failure(let other)):
-            #expect("\(other)" == "\(error)", "error of \(text)", sourceLocation: sourceLocation)
-        default:
-            Issue.record("\(text): parsing gave \(plain), parsing with canonical bytes \(canonical)", sourceLocation: sourceLocation)
+        let formats = (try? plain.get()).map { [Self.format(for: $0)] } ?? Self.fixedFormats
+        for format in formats {
+            format.withRecord(of: data) { read in
+                switch (plain, read) {
+                case (.success(let value), .success(let record)):
+                    if case .object = value {
+                        #expect(record.documentKind == .object, "kind of \(text)", sourceLocation: sourceLocation)
+                        #expect(record.canonicalData() == value.canonicalData(), "bytes of \(text)", sourceLocation: sourceLocation)
+                        #expect(record.unknownMembers.isEmpty, "unknown members of \(text)", sourceLocation: sourceLocation)
+                    } else {
+                        #expect(record.documentKind.typeName == value.typeName, "kind of \(text)", sourceLocation: sourceLocation)
+                    }
+                case (.failure(let error), .failure(let other)):
+                    #expect("\(other)" == "\(error)", "error of \(text)", sourceLocation: sourceLocation)
+                default:
+                    Issue.record("\(text): parsing gave \(plain), reading a record \(read)", sourceLocation: sourceLocation)
+                }
+            }
         }
+    }
+
+    @Test func membersChangedOrLeftOut() {
+        let format = JSONRecordFormat(objects: [[("eventId", nil), ("b", nil), ("a", nil), ("expectedVersion", nil)]])
+        let text = #"{"b": [1, {"y": 2, "x": 1.5}], "eventId": "ABC", "a": "\\", "expectedVersion": 3}"#
+        format.withRecord(of: Data(text.utf8)) { read in
+            guard case .success(let record) = read else { Issue.record("\(read)"); return }
+            let changed = record.canonicalData(changing: [(member: 3, value: nil), (member: 0, value: "abc")])
+            #expect(String(decoding: changed, as: UTF8.self) == #"{"a":"\\","b":[1,{"x":1.5,"y":2}],"eventId":"abc"}"#)
+        }
+    }
+
+    @Test func membersTheFormatDoesNotNameAreKeptByNameInInputOrder() {
+        let format = JSONRecordFormat(objects: [[("a", 1)], [("x", nil)]])
+        let text = #"{"z":1,"a":{"y":[1,{"q":2}],"x":2},"b":null}"#
+        format.withRecord(of: Data(text.utf8)) { read in
+            guard case .success(let record) = read else { Issue.record("\(read)"); return }
+            #expect(record.unknownMembers.map { "\($0.object) \($0.name)" } == ["0 z", "1 y", "0 b"])
+            #expect(String(decoding: record.canonicalData(), as: UTF8.self) == #"{"a":{"x":2}}"#)
+            #expect(record[1, 0].kind == .number && record[1, 0].number == 2)
+        }
+    }
+
+    @Test("a member named twice is refused once its object is read, naming the first name given again", arguments: [
+        (#"{"a":1,"b":{"x":1},"a":2,"b":3}"#, "a"), (#"{"z":1,"b":{"c":1,"c":2},"z":2}"#, "b.c"),
+        (#"{"q":1,"a":1,"q":[{"r":1,"r":2}]}"#, "q[0].r"), (#"{"b":{"x":{"r":1,"r":2}}}"#, "b.x.r"),
+        (#"{"a":1,"\u0061":2}"#, "a"),
+    ])
+    func duplicates(text: String, path: String) {
+        Self.fixedFormats[1].withRecord(of: Data(text.utf8)) { read in
+            guard case .failure(let error) = read else { Issue.record("\(read)"); return }
+            #expect(error == .duplicateKey(path: path))
+        }
+        #expect(throws: JSONValueError.duplicateKey(path: path)) { try JSONValue(parsing: Data(text.utf8)) }
     }
 
     @Test(arguments: [
@@ -43,7 +112,7 @@ import Testing
     }
 
     /// Exponents written out make the canonical bytes many times longer than the text: the buffer they are written
-    /// to grows, and so does the one an object's members are put in order through, as do objects read after.
+    /// to grows.
     @Test func canonicalBytesLongerThanTheTextGiveTheBytesOfTheirValue() {
         let long = "[" + Array(repeating: "1e9", count: 2_000).joined(separator: ",") + "]"
         expectSame(#"{"b":\#(long),"a":1}"#)

@@ -1,10 +1,42 @@
-import CivilCalendar
 import Foundation
 
-/// `timestamptz` text, written and read without a formatter (thread-safe and fast).
-enum Timestamp {
+/// An instant in whole microseconds since 1970-01-01 UTC, PostgreSQL's `timestamptz` resolution: the one time type of
+/// the project, for the log's recording time, a device's capture time and the server's receive time alike, so that
+/// what is hashed and stored is exactly what is read back. Its text (``format(_:)``, ``parse(_:)``) and RFC 3339 as
+/// devices send it (``parseRFC3339(_:)``) are read and written here, without a formatter (thread-safe and fast).
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let microseconds: Int64
+
+    public init(microseconds: Int64) {
+        self.microseconds = microseconds
+    }
+
+    /// `date` rounded to the microsecond.
+    public init(_ date: Date) {
+        microseconds = Self.microseconds(date)
+    }
+
+    /// An RFC 3339 time with its offset (`2026-11-29T10:00:00+08:00`); nil when the text is not one.
+    public init?(rfc3339 text: String) {
+        guard case .success(let date) = Self.parseRFC3339(text) else { return nil }
+        self.init(date)
+    }
+
+    public static func now() -> Timestamp { Timestamp(Date()) }
+
+    /// The instant as a `Date`, as its text reads back (``readBack(_:)``).
+    public var date: Date {
+        let (seconds, fraction) = Self.secondsAndFraction(microseconds)
+        return Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / 1_000_000)
+    }
+
+    /// ``format(_:)`` of the instant.
+    public var description: String { Self.format(date) }
+
+    public static func < (left: Timestamp, right: Timestamp) -> Bool { left.microseconds < right.microseconds }
+
     /// `yyyy-MM-ddTHH:mm:ss.ffffffZ`, rounded to the microsecond PostgreSQL keeps.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let micros = exactMicroseconds(date)
         guard micros.isFinite, abs(micros) < 2.5e17 else {
             return micros < 0 ? "-infinity" : "infinity"
@@ -53,7 +85,7 @@ enum Timestamp {
 
     /// The instant the text ``format(_:)`` writes of `date` reads back as (``parse(_:)``): `date` rounded to the
     /// microsecond, its whole seconds and the microseconds after them added as the reading adds them.
-    static func readBack(_ date: Date) -> Date {
+    public static func readBack(_ date: Date) -> Date {
         let (seconds, fraction) = secondsAndFraction(microseconds(date))
         return Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / 1_000_000)
     }
@@ -70,7 +102,7 @@ enum Timestamp {
     }
 
     /// Microseconds since 1970-01-01 UTC, rounded to the microsecond; clamped to PostgreSQL's range.
-    static func microseconds(_ date: Date) -> Int64 {
+    public static func microseconds(_ date: Date) -> Int64 {
         Int64(min(max(exactMicroseconds(date), -2.5e17), 2.5e17))
     }
 
@@ -81,7 +113,7 @@ enum Timestamp {
     /// Reads what PostgreSQL writes with `DateStyle ISO`: `2026-11-29 10:00:00.123456+00`,
     /// with an optional fraction, an offset of `±HH[:MM[:SS]]`, `Z`, or none (taken as UTC);
     /// also a bare date, ` BC`, `infinity` and `-infinity`.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         switch text {
         case "infinity": return .distantFuture
         case "-infinity": return .distantPast

@@ -1,0 +1,431 @@
+import Foundation
+
+/// The objects of a record format: for each kind of object, its member names, and which members hold an object of
+/// another kind. A document is read against it straight into a ``JSONRecord``: a value per member the format names,
+/// as a kind, a number and a span of the input, without a tree and without a `String` per value.
+public final class JSONRecordFormat: Sendable {
+    /// One kind of object of the format. A class, so that a reader holds one reference to it.
+    final class Object: Sendable {
+        let names: [String]
+        /// Per member: the kind of object it holds, when it holds one of the format.
+        let children: [Int?]
+        /// The members in canonical order (names in code point order), as canonical JSON writes them.
+        let canonicalOrder: [Int]
+        /// Per name of the format (``JSONRecordFormat/names``'s places): its member here, -1 when it has none.
+        let members: [Int]
+        /// Where the object's values start in a record's values.
+        let first: Int
+        /// Per member, `"name":` as canonical JSON writes it, one after another in `quotedNames`.
+        let quotedNames: [UInt8]
+        let quotedRanges: [Range<Int>]
+
+        init(
+            names: [String], children: [Int?], canonicalOrder: [Int], members: [Int], first: Int, quotedNames: [UInt8],
+            quotedRanges: [Range<Int>]
+        ) {
+            (self.names, self.children, self.canonicalOrder, self.members) = (names, children, canonicalOrder, members)
+            (self.first, self.quotedNames, self.quotedRanges) = (first, quotedNames, quotedRanges)
+        }
+    }
+
+    let objects: [Object]
+    /// Per kind of object, ``Object/first``: read without copying the object's description.
+    let firsts: [Int]
+    let names: KnownNames
+    let valueCount: Int
+
+    /// - Parameter objects: per kind of object, its members: a name, and the kind of object the member holds when it
+    ///   holds one of the format. Kind 0 is the document's top object; every other kind is held by one member alone.
+    public init(objects: [[(name: String, object: Int?)]]) {
+        let allNames = KnownNames(objects.flatMap { $0.map(\.name) })
+        var first = 0
+        var built: [Object] = []
+        for members in objects {
+            precondition(members.count <= 64, "a JSON record's object has at most 64 members")
+            precondition(members.allSatisfy { !$0.name.isEmpty }, "a JSON record's members have names")
+            var places = Array(repeating: -1, count: allNames.given.count)
+            for (member, entry) in members.enumerated() {
+                places[allNames.given.firstIndex { $0.utf8.elementsEqual(entry.name.utf8) }!] = member
+            }
+            let order = members.indices.sorted { JSONObject.precedes(members[$0].name, members[$1].name) }
+            var quoted: [UInt8] = []
+            var ranges: [Range<Int>] = []
+            for member in members {
+                let start = quoted.count
+                JSONValue.writeString(member.name, into: &quoted)
+                quoted.append(UInt8(ascii: ":"))
+                ranges.append(start..<quoted.count)
+            }
+            built.append(Object(
+                names: members.map(\.name), children: members.map(\.object), canonicalOrder: order, members: places, first: first,
+                quotedNames: quoted, quotedRanges: ranges))
+            first += members.count
+        }
+        let held = objects.flatMap { $0.compactMap(\.object) }
+        precondition(Set(held).count == held.count && !held.contains(0), "each kind of object is held by one member")
+        self.objects = built
+        firsts = built.map(\.first)
+        names = allNames
+        valueCount = first
+    }
+
+    /// Reads `data` against the format and gives `body` the record, or why the bytes are not JSON (as
+    /// ``JSONValue/init(parsing:knownNames:)`` says it, for any part of the text). The record reads its strings from
+    /// `data`: it is valid only inside `body`.
+    public func withRecord<Result>(of data: Data, _ body: (Swift.Result<JSONRecord, JSONValueError>) throws -> Result) rethrows -> Result {
+        try data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var parser = JSONParser(bytes: bytes)
+            let record = JSONRecord(format: self, bytes: bytes)
+            do {
+                try parser.readRecord(into: record)
+            } catch let error as JSONValueError {
+                return try body(.failure(error))
+            } catch {
+                return try body(.failure(.malformed("\(error)")))
+            }
+            return try body(.success(record))
+        }
+    }
+}
+
+/// A document read against a ``JSONRecordFormat``: per member the format names, its value's kind, its number and
+/// where it lies in the input. Members the format does not name are checked as JSON and kept by name only.
+/// A class, so that the objects a reader hands around share one record rather than copy it; valid only inside
+/// ``JSONRecordFormat/withRecord(of:_:)``'s body.
+public final class JSONRecord {
+    /// One member's value.
+    public struct Value: Sendable {
+        public enum Kind: UInt8, Sendable {
+            case absent, null, bool, number, string, array, object
+
+            /// As ``JSONValue/typeName`` names it.
+            public var typeName: String {
+                switch self {
+                case .absent, .null: "null"
+                case .bool: "boolean"
+                case .number: "number"
+                case .string: "string"
+                case .array: "array"
+                case .object: "object"
+                }
+            }
+        }
+
+        public var kind: Kind = .absent
+        /// For a boolean, its value.
+        public var bool = false
+        /// Whether a string holds an escape, and so is not its bytes in the input.
+        var escaped = false
+        /// For a number, its value.
+        public var number = 0.0
+        /// Where the value lies in the input, a string's quotes included.
+        var start = 0
+        var end = 0
+
+        /// Absent, or JSON null, which the formats read here take as absent.
+        public var isAbsent: Bool { kind == .absent || kind == .null }
+    }
+
+    public let format: JSONRecordFormat
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// A value per member of the format, by kind of object, in the order ``JSONRecordFormat/Object/first`` gives.
+    let values: UnsafeMutableBufferPointer<Value>
+    /// The kind of the document's value: its members are read only when it is an object.
+    public internal(set) var documentKind: Value.Kind = .absent
+    /// The members the format does not name, in input order: the kind of object they are in, and their name.
+    public internal(set) var unknownMembers: [(object: Int, name: String)] = []
+
+    init(format: JSONRecordFormat, bytes: UnsafeBufferPointer<UInt8>) {
+        self.format = format
+        self.bytes = bytes
+        values = .allocate(capacity: format.valueCount)
+        values.initialize(repeating: Value())
+    }
+
+    deinit {
+        values.deallocate()
+    }
+
+    /// The value of member `member` of the object of kind `object`.
+    public subscript(object: Int, member: Int) -> Value {
+        values[format.firsts[object] + member]
+    }
+
+    /// The names of the members of the object of kind `object`, in the order given to the format.
+    public func names(of object: Int) -> [String] {
+        format.objects[object].names
+    }
+
+    /// A string value's text.
+    public func string(_ value: Value) -> String {
+        precondition(value.kind == .string)
+        let quoted = UnsafeBufferPointer(rebasing: bytes[value.start..<value.end])
+        guard value.escaped else { return String(decoding: UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast()), as: UTF8.self) }
+        var parser = JSONParser(bytes: quoted)
+        // Read once already, so it reads again.
+        return (try? parser.parseString()) ?? ""
+    }
+
+    /// The canonical JSON bytes (``JSONValue/canonicalData()``) of the object of kind `object`, written from the
+    /// input's spans in the order the format fixes, without sorting and without a tree: strings without escapes and
+    /// numbers already canonical as they came.
+    /// - Parameter changing: members of that object to write otherwise: a new string, or nil to leave the member out.
+    public func canonicalData(of object: Int = 0, changing changes: [(member: Int, value: String?)] = []) -> Data {
+        var out = ByteBuffer(capacity: bytes.count + 64)
+        defer { out.deallocate() }
+        writeCanonical(object, changing: changes, into: &out)
+        return Data(buffer: out.bytes)
+    }
+
+    private func writeCanonical(_ kind: Int, changing changes: [(member: Int, value: String?)], into out: inout ByteBuffer) {
+        let object = format.objects[kind]
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        for member in object.canonicalOrder {
+            let value = values[object.first + member]
+            guard value.kind != .absent else { continue }
+            var replacement: String??
+            for change in changes where change.member == member { replacement = change.value }
+            if case .some(.none) = replacement { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            object.quotedNames.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[object.quotedRanges[member]])) }
+            if let replacement, let text = replacement {
+                write(string: text, into: &out)
+                continue
+            }
+            let span = UnsafeBufferPointer(rebasing: bytes[value.start..<value.end])
+            switch value.kind {
+            case .absent, .null:
+                out.append("null")
+            case .bool:
+                out.append(value.bool ? "true" : "false")
+            case .string where !value.escaped:
+                out.append(span)
+            case .string:
+                write(string: string(value), into: &out)
+            case .number where JSONParser.isCanonical(number: span):
+                out.append(span)
+            case .number:
+                var text: [UInt8] = []
+                JSONValue.writeNumber(value.number, into: &text)
+                out.append(text)
+            case .object where object.children[member] != nil:
+                writeCanonical(object.children[member]!, changing: [], into: &out)
+            case .object, .array:
+                // Not of the format: read as any JSON is (it was read once already, so it reads again).
+                var text: [UInt8] = []
+                if let parsed = try? JSONParser.parse(Data(buffer: span)) { text = Array(parsed.canonicalData()) }
+                out.append(text)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private func write(string: String, into out: inout ByteBuffer) {
+        var text: [UInt8] = []
+        JSONValue.writeString(string, into: &text)
+        out.append(text)
+    }
+}
+
+extension JSONParser {
+    /// Reads the document into `record`: the top object's members, and those of the objects of the format they
+    /// hold, into their values; everything else checked as JSON (as ``parseValue()`` does) and let go.
+    mutating func readRecord(into record: JSONRecord) throws {
+        skipWhitespace()
+        if current == UInt8(ascii: "{") {
+            try readRecordObject(0, into: record)
+            record.documentKind = .object
+        } else {
+            record.documentKind = Self.kind(of: try parseValue())
+        }
+        try expectEnd()
+    }
+
+    private static func kind(of value: JSONValue) -> JSONRecord.Value.Kind {
+        switch value {
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    /// An object of kind `kind`; as ``parseValue()`` reads one, with the same errors in the same order: a member named
+    /// twice is refused once the object is read, naming the first name given again.
+    private mutating func readRecordObject(_ kind: Int, into record: JSONRecord) throws {
+        let format = record.format
+        let object = format.objects[kind]
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        var seen: UInt64 = 0
+        var unknownSeen: [String] = []
+        var repeated: String?
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
+            let (member, unknownName) = try recordMemberName(in: object, names: format.names)
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw expected("':'") }
+            index += 1
+            skipWhitespace()
+            let name = member.map { object.names[$0] } ?? unknownName
+            do {
+                if let member {
+                    if seen & (1 << member) != 0 { repeated = repeated ?? name }
+                    seen |= 1 << member
+                    record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: record)
+                } else {
+                    // Names are the same by their code points, not by String's canonical equivalence.
+                    if unknownSeen.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
+                        repeated = repeated ?? name
+                    } else {
+                        unknownSeen.append(name)
+                    }
+                    record.unknownMembers.append((kind, name))
+                    _ = try parseValue()
+                }
+            } catch JSONValueError.duplicateKey(let path) {
+                throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? name + path : name + "." + path)
+            }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                if let repeated { throw JSONValueError.duplicateKey(path: repeated) }
+                return
+            default:
+                throw expected("',' or '}'")
+            }
+        }
+    }
+
+    /// A member name: its member in `object`, or, for a name the object does not have, the name.
+    private mutating func recordMemberName(in object: JSONRecordFormat.Object, names: KnownNames) throws -> (Int?, String) {
+        let start = index + 1
+        let end = Self.plainRun(in: bytes, from: start).end
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 {
+                index = end + 1
+                return (object.members[place], "")
+            }
+        }
+        let name = try parseString()
+        var utf8 = name
+        let member = utf8.withUTF8 { text -> Int? in
+            guard let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 else { return nil }
+            return object.members[place]
+        }
+        return (member, member == nil ? name : "")
+    }
+
+    /// A member's value: an object of the format's kind `child` read as one, any other value as its kind, number and
+    /// span. Strings are checked as ``parseString()`` checks them, without making a `String`.
+    private mutating func readRecordValue(holding child: Int?, into record: JSONRecord) throws -> JSONRecord.Value {
+        guard let byte = current else { throw error("unexpected end of input") }
+        var value = JSONRecord.Value()
+        value.start = index
+        switch byte {
+        case UInt8(ascii: "{"):
+            if let child { try readRecordObject(child, into: record) } else { _ = try parseValue() }
+            value.kind = .object
+        case UInt8(ascii: "["):
+            _ = try parseValue()
+            value.kind = .array
+        case UInt8(ascii: "\""):
+            value.escaped = try checkString()
+            value.kind = .string
+        case UInt8(ascii: "t"):
+            try expect("true")
+            value.kind = .bool
+            value.bool = true
+        case UInt8(ascii: "f"):
+            try expect("false")
+            value.kind = .bool
+        case UInt8(ascii: "n"):
+            try expect("null")
+            value.kind = .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            value.number = try parseNumber()
+            value.kind = .number
+        default:
+            throw unexpected()
+        }
+        value.end = index
+        return value
+    }
+
+    /// Reads past a string, checked as ``parseString()`` checks it; whether it holds an escape. One without an escape
+    /// is checked in place; one with an escape is read as ``parseString()`` reads it.
+    private mutating func checkString() throws -> Bool {
+        let start = index + 1
+        let (end, ascii) = Self.plainRun(in: bytes, from: start)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            if !ascii {
+                index = start
+                try checkUTF8(upTo: end)
+            }
+            index = end + 1
+            return false
+        }
+        if end < bytes.count, bytes[end] != UInt8(ascii: "\\") {
+            index = end
+            throw error("control character in a string")
+        }
+        _ = try parseString()
+        return true
+    }
+
+    /// Checks that the bytes from `index` to `end` are UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past
+    /// U+10FFFF), as `String(decoding:)` reading them unchanged would show.
+    private mutating func checkUTF8(upTo end: Int) throws {
+        let start = index
+        var offset = start
+        func continuation(_ at: Int) -> Bool { at < end && bytes[at] & 0xC0 == 0x80 }
+        while offset < end {
+            let lead = bytes[offset]
+            if lead < 0x80 {
+                offset += 1
+                continue
+            }
+            let valid: Bool
+            switch lead {
+            case 0xC2...0xDF:
+                valid = continuation(offset + 1)
+                if valid { offset += 2 }
+            case 0xE0...0xEF:
+                let second = offset + 1 < end ? bytes[offset + 1] : 0
+                let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                valid = (low...high).contains(second) && continuation(offset + 2)
+                if valid { offset += 3 }
+            case 0xF0...0xF4:
+                let second = offset + 1 < end ? bytes[offset + 1] : 0
+                let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                valid = (low...high).contains(second) && continuation(offset + 2) && continuation(offset + 3)
+                if valid { offset += 4 }
+            default:
+                valid = false
+            }
+            guard valid else {
+                // Where parseString reports it: at the string's end, as it checks the whole run at once.
+                index = end
+                throw error("invalid UTF-8 in a string")
+            }
+        }
+    }
+}
