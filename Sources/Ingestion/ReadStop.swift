@@ -10,7 +10,7 @@ final class ReadStop: Sendable {
 
     init() throws {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw IngestInputError(reason: "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { throw IngestError.input("cannot make a pipe: \(String(cString: strerror(errno)))") }
         // Not inherited by processes started meanwhile.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wakeRead = ends[0]

@@ -80,8 +80,9 @@ public struct StreamIngestor {
     ///   An error either of them throws stops the ingest after the batch it was called for.
     /// When the service hands its appends over to a projector, the projector runs in the background meanwhile (unless
     /// it runs already), and the ingest ends with the projections caught up with the log.
-    /// - Throws: ``IngestStopped`` with the cause and the totals of the batches committed before it;
-    ///   ``ProjectionsNotCaughtUp`` when every batch was committed but the projections could not be brought up to them.
+    /// - Throws: ``IngestError`` of kind `stopped` with the cause and the totals of the batches committed before it;
+    ///   of kind `projectionsNotCaughtUp` when every batch was committed but the projections could not be brought up
+    ///   to them.
     public func run(
         _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
@@ -91,7 +92,7 @@ public struct StreamIngestor {
         do {
             readStop = try ReadStop()
         } catch {
-            throw IngestStopped(cause: error, committed: IngestTotals())
+            throw IngestError.stopped(by: error, committed: IngestTotals())
         }
         let read = BatchQueue<ReadBatch>(capacity: 2)
         let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
@@ -136,9 +137,9 @@ public struct StreamIngestor {
                 try progress(totals, batch.read.bytesRead)
                 read.recycle((batch, answered))
             }
-            if let readError = read.readError { throw IngestInputError(reason: readError) }
+            if let readError = read.readError { throw IngestError.input(readError) }
         } catch {
-            throw IngestStopped(cause: error, committed: totals)
+            throw IngestError.stopped(by: error, committed: totals)
         }
         if totals.head == nil { totals.head = try service.head(on: connection) }
         if let projector {
@@ -146,7 +147,7 @@ public struct StreamIngestor {
             do {
                 try projector.catchUp(on: connection)
             } catch {
-                throw ProjectionsNotCaughtUp(cause: error, committed: totals)
+                throw IngestError.projectionsNotCaughtUp(error, committed: totals)
             }
         }
         return totals
@@ -211,41 +212,54 @@ public struct StreamIngestor {
     }
 }
 
-/// An ingest stopped by an error: the batches before it were committed, the one it stopped in was not (or, when the
-/// server stopped answering at its commit, perhaps was: its events come back as duplicates on a second run).
-public struct IngestStopped: Error, CustomStringConvertible {
-    /// Why: the database's error, or ``IngestInputError``.
-    public let cause: any Error
-    /// The totals of the batches committed before it.
+/// What ended an ingest early, or what it could not finish: the module's one error type.
+public struct IngestError: Error, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Stopped by ``cause``: the batches before it were committed (``committed``), the one it stopped in was not
+        /// (or, when the server stopped answering at its commit, perhaps was: its events come back as duplicates on a
+        /// second run).
+        case stopped
+        /// Every batch was committed (``committed``), but the projections could not be caught up with them (a table
+        /// they cannot write, say); reads wait for them until they are.
+        case projectionsNotCaughtUp
+        /// The input could not be read to its end.
+        case input(reason: String)
+    }
+
+    public let kind: Kind
+    /// Why it stopped or the projections were not caught up: the database's error, or one of kind ``Kind/input(reason:)``.
+    public let cause: (any Error)?
+    /// The totals of the batches committed.
     public let committed: IngestTotals
 
-    public var description: String {
-        let before = committed.items == 0
-            ? "nothing before it was committed"
-            : "\(committed.itemCount) before it \(committed.items == 1 ? "was" : "were") committed (appended \(committed.appended), duplicate "
-                + "\(committed.duplicate), conflict \(committed.conflict), invalid \(committed.invalid))"
-        return "ingest stopped: \(cause); \(before); re-running the same input is safe"
+    static func stopped(by cause: any Error, committed: IngestTotals) -> IngestError {
+        IngestError(kind: .stopped, cause: cause, committed: committed)
     }
-}
 
-/// Every batch of an ingest was committed, but the projections could not be caught up with them (a table they cannot
-/// write, say); reads wait for them until they are.
-public struct ProjectionsNotCaughtUp: Error, CustomStringConvertible {
-    public let cause: any Error
-    /// The totals of the ingest, every batch committed.
-    public let committed: IngestTotals
+    static func projectionsNotCaughtUp(_ cause: any Error, committed: IngestTotals) -> IngestError {
+        IngestError(kind: .projectionsNotCaughtUp, cause: cause, committed: committed)
+    }
+
+    static func input(_ reason: String) -> IngestError {
+        IngestError(kind: .input(reason: reason), cause: nil, committed: IngestTotals())
+    }
 
     public var description: String {
-        "every item above was stored, but the projections could not be caught up: \(cause); reads answer once they "
-            + "are: remove the cause, then run 'geoledger project'"
+        let cause = self.cause.map { "\($0)" } ?? ""
+        switch kind {
+        case .stopped:
+            let before = committed.items == 0
+                ? "nothing before it was committed"
+                : "\(committed.itemCount) before it \(committed.items == 1 ? "was" : "were") committed (appended \(committed.appended), duplicate "
+                    + "\(committed.duplicate), conflict \(committed.conflict), invalid \(committed.invalid))"
+            return "ingest stopped: \(cause); \(before); re-running the same input is safe"
+        case .projectionsNotCaughtUp:
+            return "every item above was stored, but the projections could not be caught up: \(cause); reads answer once "
+                + "they are: remove the cause, then run 'geoledger project'"
+        case .input(let reason):
+            return "reading the input failed: \(reason)"
+        }
     }
-}
-
-/// The input could not be read to its end.
-public struct IngestInputError: Error, CustomStringConvertible {
-    public let reason: String
-
-    public var description: String { "reading the input failed: \(reason)" }
 }
 
 private struct ReadBatch: Sendable {

@@ -51,10 +51,10 @@ struct CommandLineInterface {
     /// The message for an error that ended a command. One that says the database lacks part of the schema says
     /// what to do, whichever command met it.
     static func explained(_ error: any Error) -> String {
-        let database = (error as? PostgresError) ?? ((error as? IngestStopped)?.cause as? PostgresError)
-            ?? (error as? ProjectionsNotCaughtUp)?.cause as? PostgresError
+        let ingest = error as? IngestError
+        let database = (error as? PostgresError) ?? ingest?.cause as? PostgresError
         if let database, database.isDiskFull {
-            let committed = (error as? IngestStopped).map { stopped in
+            let committed = ingest.flatMap { $0.kind == .stopped ? $0 : nil }.map { stopped in
                 stopped.committed.items == 0
                     ? "nothing before it was committed"
                     : "\(stopped.committed.itemCount) before it \(stopped.committed.items == 1 ? "was" : "were") committed "

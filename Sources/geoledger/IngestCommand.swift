@@ -113,7 +113,7 @@ enum IngestCommand {
         // Created or truncated only now that the database answered.
         let rejects = try rejectsPath.map { try OutputFile(path: $0) }
         let progress = ProgressLine(totalBytes: size, enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        var notProjected: ProjectionsNotCaughtUp?
+        var notProjected: IngestError?
         let totals: IngestTotals
         do {
             totals = try StreamIngestor(service: service, batchSize: batchSize).run(
@@ -124,7 +124,7 @@ enum IngestCommand {
                     try rejects?.flush()
                     progress.update(count: totals.items, bytes: bytes)
                 })
-        } catch let caughtUp as ProjectionsNotCaughtUp {
+        } catch let caughtUp as IngestError where caughtUp.kind == .projectionsNotCaughtUp {
             notProjected = caughtUp
             totals = caughtUp.committed
         }

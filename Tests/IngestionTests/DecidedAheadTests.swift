@@ -146,7 +146,7 @@ struct DecidedAheadTests {
         let other = try IngestionDatabase(sharing: db)
         defer { other.connection.close() }
         var storedBefore = 0
-        let stopped = try #require(throws: IngestStopped.self) {
+        let stopped = try #require(throws: IngestError.self) {
             _ = try Self.ingest(Self.lines(), into: db, decidingAhead: true) { batch in
                 guard batch == 1 else { return }
                 storedBefore = try other.count("SELECT count(*) FROM events")
@@ -208,7 +208,7 @@ struct DecidedAheadTests {
         defer { close(descriptor) }
         let decider = try db.database.connect()
         decider.close()
-        let stopped = try #require(throws: IngestStopped.self) {
+        let stopped = try #require(throws: IngestError.self) {
             _ = try StreamIngestor(service: db.service, batchSize: 7).run(
                 SubmissionReader(fileDescriptor: descriptor), on: db.connection, decidingOn: decider)
         }

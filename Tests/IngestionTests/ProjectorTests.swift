@@ -111,7 +111,7 @@ struct ProjectorTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let descriptor = open(path, O_RDONLY)
         defer { close(descriptor) }
-        let stopped = try #require(throws: IngestStopped.self) {
+        let stopped = try #require(throws: IngestError.self) {
             _ = try StreamIngestor(service: service, batchSize: 20).run(SubmissionReader(fileDescriptor: descriptor), on: db.connection)
         }
         let cause = try #require(stopped.cause as? ProjectionError)

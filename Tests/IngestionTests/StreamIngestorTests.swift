@@ -58,7 +58,7 @@ struct StreamIngestorTests {
 
         let clock = ContinuousClock()
         let started = clock.now
-        let stopped = try #require(throws: IngestStopped.self) {
+        let stopped = try #require(throws: IngestError.self) {
             _ = try StreamIngestor(service: db.service, batchSize: 1).run(
                 SubmissionReader(fileDescriptor: ends[0]), on: db.connection, decidingOn: decider,
                 progress: { _, _ in throw Stop() })
