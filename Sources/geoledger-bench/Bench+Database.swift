@@ -78,4 +78,22 @@ extension Bench {
             }
         }
     }
+
+    /// The entity of `kind` with the most fixes, then a repeatable sample of `count` others: the subjects of the
+    /// stages that time reads of one entity.
+    static func sampleEntities(_ kind: String, count: Int, on connection: Connection) throws -> [String] {
+        let busiest = try connection.query(
+            """
+            SELECT entity_id FROM projections.fixes WHERE entity_kind = $1
+            GROUP BY entity_id ORDER BY count(*) DESC, entity_id LIMIT 1
+            """, [kind]
+        ).map { try $0.decode(0, as: String.self) }
+        let others = try connection.query(
+            """
+            SELECT DISTINCT entity_id FROM projections.fixes TABLESAMPLE BERNOULLI (1) REPEATABLE (20261129)
+            WHERE entity_kind = $1 ORDER BY entity_id LIMIT $2
+            """, [kind, count]
+        ).map { try $0.decode(0, as: String.self) }
+        return busiest + others.filter { !busiest.contains($0) }
+    }
 }

@@ -43,8 +43,8 @@ enum ConsoleBench {
         let cookie = "geoledger_session=\(session)"
 
         var pages: [(name: String, target: String)] = [("home", "/"), ("reports", "/reports")]
-        let merchants = try sample("merchant", on: connection)
-        let terminals = try sample("terminal", on: connection)
+        let merchants = try Bench.sampleEntities("merchant", count: sampleSize, on: connection)
+        let terminals = try Bench.sampleEntities("terminal", count: sampleSize, on: connection)
         guard let busiest = merchants.first, let busiestTerminal = terminals.first else {
             throw BenchError("no merchant or terminal fixes to show")
         }
@@ -94,22 +94,5 @@ enum ConsoleBench {
             emit("console_slowest_page=\(worst.key)")
             emit("console_ms=\(String(format: "%.1f", worst.value))")
         }
-    }
-
-    /// The entity of `kind` with the most fixes, then a repeatable sample of others.
-    private static func sample(_ kind: String, on connection: Connection) throws -> [String] {
-        let busiest = try connection.query(
-            """
-            SELECT entity_id FROM projections.fixes WHERE entity_kind = $1
-            GROUP BY entity_id ORDER BY count(*) DESC, entity_id LIMIT 1
-            """, [kind]
-        ).map { try $0.decode(0, as: String.self) }
-        let others = try connection.query(
-            """
-            SELECT DISTINCT entity_id FROM projections.fixes TABLESAMPLE BERNOULLI (1) REPEATABLE (20261205)
-            WHERE entity_kind = $1 ORDER BY entity_id LIMIT $2
-            """, [kind, sampleSize]
-        ).map { try $0.decode(0, as: String.self) }
-        return busiest + others.filter { !busiest.contains($0) }
     }
 }

@@ -12,7 +12,7 @@ enum HistoryBench {
     static func run(on connection: Connection) throws {
         var slowest = 0.0
         for kind in ["merchant", "terminal"] {
-            let ids = try sample(kind, on: connection)
+            let ids = try Bench.sampleEntities(kind, count: sampleSize, on: connection)
             guard let busiest = ids.first else { throw BenchError("no \(kind) fixes to read the history of") }
             let subject: (String) -> HistorySubject = { kind == "merchant" ? .merchant($0) : .terminal($0) }
             var times: [Double] = []
@@ -37,22 +37,5 @@ enum HistoryBench {
             }
         }
         emit("history_ms=\(String(format: "%.2f", slowest))")
-    }
-
-    /// The entity of `kind` with the most fixes, then a repeatable sample of others.
-    private static func sample(_ kind: String, on connection: Connection) throws -> [String] {
-        let busiest = try connection.query(
-            """
-            SELECT entity_id FROM projections.fixes WHERE entity_kind = $1
-            GROUP BY entity_id ORDER BY count(*) DESC, entity_id LIMIT 1
-            """, [kind]
-        ).map { try $0.decode(0, as: String.self) }
-        let others = try connection.query(
-            """
-            SELECT DISTINCT entity_id FROM projections.fixes TABLESAMPLE BERNOULLI (1) REPEATABLE (20261129)
-            WHERE entity_kind = $1 ORDER BY entity_id LIMIT $2
-            """, [kind, sampleSize]
-        ).map { try $0.decode(0, as: String.self) }
-        return busiest + others.filter { !busiest.contains($0) }
     }
 }
