@@ -66,6 +66,8 @@ let package = Package(
                 .copy("0019_projector_checkpoint.sql"),
                 .copy("0020_current_state_by_key.sql"),
                 .copy("0021_token_client_cert.sql"),
+                .copy("0022_latest_fixes_by_quality.sql"),
+                .copy("0023_visit_fix_columns.sql"),
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations", "CivilCalendar"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.

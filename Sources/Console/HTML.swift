@@ -109,20 +109,38 @@ struct HTML {
     }
 
     /// JSON text safe inside a `<script type="application/json">` element: `<`, `>` and `&` written as `\u003c`,
-    /// `\u003e` and `\u0026`, which can occur only inside JSON strings, where they read back as the same characters.
+    /// `\u003e` and `\u0026`, which can occur only inside JSON strings, where they read back as the same characters;
+    /// U+2028 and U+2029 as `\u2028` and `\u2029`. A scan of the UTF-8 bytes copies the runs between them whole, not
+    /// scalar by scalar: a report's map is hundreds of kilobytes.
     static func scriptJSON(_ json: String) -> String {
-        var result = ""
-        result.reserveCapacity(json.utf8.count)
-        for scalar in json.unicodeScalars {
-            switch scalar {
-            case "<": result += "\\u003c"
-            case ">": result += "\\u003e"
-            case "&": result += "\\u0026"
-            case "\u{2028}": result += "\\u2028"
-            case "\u{2029}": result += "\\u2029"
-            default: result.unicodeScalars.append(scalar)
+        var json = json
+        return json.withUTF8 { bytes in
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count + 64)
+            var copied = 0
+            var index = 0
+            func replace(_ length: Int, with escape: String) {
+                result.append(contentsOf: bytes[copied..<index])
+                result.append(contentsOf: escape.utf8)
+                index += length
+                copied = index
             }
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "<"): replace(1, with: "\\u003c")
+                case UInt8(ascii: ">"): replace(1, with: "\\u003e")
+                case UInt8(ascii: "&"): replace(1, with: "\\u0026")
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0xA8:
+                    replace(3, with: "\\u2028")
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0xA9:
+                    replace(3, with: "\\u2029")
+                default: index += 1
+                }
+            }
+            if copied == 0 { return String(decoding: bytes, as: UTF8.self) }
+            result.append(contentsOf: bytes[copied..<bytes.count])
+            return String(decoding: result, as: UTF8.self)
         }
-        return result
     }
 }

@@ -77,7 +77,8 @@ public struct Projector: Sendable {
         accuracy_authorization, accuracy, provider, region, near_boundary, claim_mismatch, adcode, app, os, platform
         """
     static let failureColumns = "event_id, entity_kind, entity_id, provider, error_code, category, captured_at, app, platform, os"
-    static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at"
+    /// A visit record carries its own fix's position, provider and app, for the visit-distance report.
+    static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at, lat, lon, provider, app"
 
     static func rows(of event: ProjectedEvent) -> Rows {
         var rows = Rows()
@@ -132,6 +133,16 @@ public struct Projector: Sendable {
             row.text(visit.visitorId)
             row.text(visit.note)
             row.timestamp(event.capturedAt)
+            if let fix = event.fix {
+                row.double(fix.lat)
+                row.double(fix.lon)
+                row.text(fix.provider)
+            } else {
+                row.null()
+                row.null()
+                row.null()
+            }
+            row.text(event.app)
             rows.visit = row
         }
         return rows

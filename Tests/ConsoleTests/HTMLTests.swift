@@ -51,6 +51,10 @@ struct HTMLTests {
         let original = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String]
         let read = try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String]
         #expect(read == original)
+        // Escaped where they stand, each byte around them kept, whatever its length in UTF-8.
+        #expect(HTML.scriptJSON("[\"上<海>\u{2028}&\u{2029}é\"]") == #"["上\u003c海\u003e\u2028\u0026\u2029é"]"#)
+        #expect(HTML.scriptJSON("<") == #"\u003c"#)
+        #expect(HTML.scriptJSON("上海\u{2027}\u{202A}") == "上海\u{2027}\u{202A}")
     }
 }
 

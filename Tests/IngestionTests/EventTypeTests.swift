@@ -177,11 +177,14 @@ struct EventTypeTests {
 
         let point = wgs84(31.2310, 121.4740)
         let visit = try db.row("visits", where: "visit_id = 'V-1'")
-        #expect(visit == .object([
+        #expect(Set(visit.objectValue?.keys.map { $0 } ?? []) == [
+            "position", "event_id", "visit_id", "merchant_id", "visitor_id", "note", "captured_at", "lat", "lon", "provider", "app",
+        ])
+        expectMembers(visit, [
             "position": 2, "event_id": .string(id.uuidString.lowercased()), "visit_id": "V-1", "merchant_id": "M0001",
-            "visitor_id": "sales-3", "note": "quarterly check", "captured_at": "2026-11-29T02:30:00+00:00",
-        ]))
-        // Where the visit was: its fix row.
+            "visitor_id": "sales-3", "note": "quarterly check", "captured_at": "2026-11-29T02:30:00+00:00", "provider": "amap",
+        ])
+        // Where the visit was: its fix row, whose position and app the visit row carries too.
         let fix = try db.row("fixes", where: "event_id = $1", [id])
         expectMembers(fix, [
             "position": 2, "event_type": "VisitRecorded", "entity_kind": "visit", "entity_id": "V-1",
@@ -189,6 +192,7 @@ struct EventTypeTests {
             "provider": "amap", "region": "mainland",
         ])
         #expect(close(fix["lat"]?.double, point.latitude) && close(fix["lon"]?.double, point.longitude))
+        #expect(visit["lat"] == fix["lat"] && visit["lon"] == fix["lon"] && visit["app"] == fix["app"])
         #expect(try CurrentState().merchant("M0001", on: db.connection)?.visits == 1)
     }
 

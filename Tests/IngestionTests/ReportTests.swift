@@ -147,6 +147,31 @@ struct ReportTests {
         expectRows(try rows(db, .visitDistance, ReportFilters(to: Self.at("2026-11-06T00:00:00Z"))), [v1Row])
     }
 
+    @Test("visit-distance reads each record's fix from the record: the projector writes the fix's columns, and migration 0023 gives the records stored before it the same")
+    func visitRecordsCarryTheirFix() throws {
+        let db = try fixture()
+        defer { db.drop() }
+        let agreeing = """
+            SELECT count(*) FROM projections.visits v
+            JOIN projections.fixes f ON f.position = v.position AND f.entity_id = v.visit_id AND f.entity_kind = 'visit'
+            WHERE (v.lat, v.lon, v.provider, v.app) IS NOT DISTINCT FROM (f.lat, f.lon, f.provider, f.app)
+            """
+        #expect(try db.count("SELECT count(*) FROM projections.visits") == 3)
+        #expect(try db.count(agreeing) == 3)
+        let filters = [ReportFilters(), ReportFilters(threshold: 50), ReportFilters(provider: "tencent"), ReportFilters(app: "onboarding")]
+        let before = try filters.map { try rows(db, .visitDistance, $0) }
+        #expect(before[1].count == 3, "\(before[1])")
+
+        // The records as they were stored before 0023, without the columns; then the migration.
+        try db.connection.execute("""
+            ALTER TABLE projections.visits DROP COLUMN lat, DROP COLUMN lon, DROP COLUMN provider, DROP COLUMN app;
+            DELETE FROM schema_migrations WHERE name = '0023_visit_fix_columns.sql'
+            """)
+        try db.migrate()
+        #expect(try db.count(agreeing) == 3)
+        #expect(try filters.map { try rows(db, .visitDistance, $0) } == before)
+    }
+
     @Test("outside-region and region-mismatch: the Hong Kong address claimed in the region")
     func outsideRegionAndMismatch() throws {
         let db = try fixture()

@@ -56,7 +56,7 @@ struct StoredBytesGoldenTests {
             }
         }
         #expect(hex(SHA256.digest(events)) == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
-        #expect(hex(SHA256.digest(rows)) == "af1033e326d2e01c952f1fbf818a750469c2132119fa4b2e16c1ceeb436ac170")
+        #expect(hex(SHA256.digest(rows)) == "d0074c4a9278767dd7b7f510f32292c080e8cad0f84451643d90f91b929c49e8")
     }
 
     private func hex(_ bytes: [UInt8]) -> String {

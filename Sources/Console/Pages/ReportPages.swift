@@ -159,13 +159,12 @@ extension Console {
             guard let index = names.firstIndex(of: name), case .text(let value) = row[index] else { return nil }
             return value
         }
+        // A few of the row's values for its popup (the table has them all).
+        let shown: Set<String> = ["drift", "distance", "capturedAt", "lastFixAt", "daysSince", "region", "provider", "visitorId"]
+        let detailed = table.columns.indices.filter { shown.contains(table.columns[$0].name) }
         for row in table.rows {
             guard let lat = number(row, "lat"), let lon = number(row, "lon") else { continue }
-            // A few of the row's values for its popup (the table has them all).
-            let shown: Set<String> = ["drift", "distance", "capturedAt", "lastFixAt", "daysSince", "region", "provider", "visitorId"]
-            let details = zip(table.columns, row).compactMap { column, value in
-                shown.contains(column.name) ? "\(column.title): \(text.value(value, column.kind))" : nil
-            }
+            let details = detailed.map { "\(table.columns[$0].title): \(text.value(row[$0], table.columns[$0].kind))" }
             switch report {
             case .terminalDrift:
                 let terminal = string(row, "terminalId") ?? "", merchant = string(row, "merchantId") ?? ""
