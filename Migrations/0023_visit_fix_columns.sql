@@ -8,7 +8,16 @@
 -- one transaction: this one writes them over one, as in 0011.
 SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
 
-ALTER TABLE projections.visits ADD COLUMN lat float8, ADD COLUMN lon float8, ADD COLUMN provider text, ADD COLUMN app text;
+-- A column at a time, each through EXECUTE: Citus passes the text of the command on to the workers, which take one
+-- statement at a time, and refuses one ALTER TABLE adding several columns to a distributed table.
+DO $$
+BEGIN
+    EXECUTE 'ALTER TABLE projections.visits ADD COLUMN lat float8';
+    EXECUTE 'ALTER TABLE projections.visits ADD COLUMN lon float8';
+    EXECUTE 'ALTER TABLE projections.visits ADD COLUMN provider text';
+    EXECUTE 'ALTER TABLE projections.visits ADD COLUMN app text';
+END
+$$;
 
 UPDATE projections.visits v SET lat = f.lat, lon = f.lon, provider = f.provider, app = f.app
 FROM projections.fixes f
