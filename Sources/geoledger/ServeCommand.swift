@@ -1,3 +1,4 @@
+import AllocatorSettings
 import CommandLineArguments
 import Console
 import Foundation
@@ -133,7 +134,15 @@ enum ServeCommand {
             return try serve(settings, environment: try Settings.environment(logLevel: arguments.value("log-level")))
         })
 
+    /// Pages serve frees and leaves unused this long go back to the system: it runs for months, and a peak (a burst
+    /// of large batches) should not stay resident. A `MALLOC_CONF` that sets a decay of its own decides instead.
+    static let returnFreedPagesAfterMilliseconds = 10_000
+
     private static func serve(_ serve: ServeSettings, environment: [String: String]) throws -> Int32 {
+        if !(ProcessInfo.processInfo.environment["MALLOC_CONF"] ?? "").contains("decay_ms") {
+            let failed = allocator_return_freed_pages(returnFreedPagesAfterMilliseconds)
+            if failed != 0 { writeStandardError("geoledger serve: the allocator kept its settings (error \(failed))\n") }
+        }
         let settings = Settings.fromEnvironment(environment)
         if let invalid = settings.invalidSetting { throw CommandError(invalid) }
         // A connection for each worker: a handler never waits for another's connection.

@@ -97,6 +97,19 @@ struct ServeCommandTests {
         #expect(logLines.contains { $0.contains("the database cannot be reached yet") })
     }
 
+    @Test("serve hands pages freed and unused for 10 s back to the system; a decay in MALLOC_CONF decides instead")
+    func allocatorDecay() throws {
+        let nowhere = ["DATABASE_URL": "postgresql:///geoledger?host=/tmp/geoledger-nowhere-\(UUID().uuidString)&port=5432"]
+        for (conf, decay) in [("stats_print:true", "10000"), ("stats_print:true,dirty_decay_ms:2000", "2000")] {
+            let server = try ServeProcess(arguments: ["--listen", "127.0.0.1:0"], environment: nowhere.merging(["MALLOC_CONF": conf]) { $1 })
+            let (status, lines) = server.terminate()
+            #expect(status == 0)
+            // jemalloc's statistics at exit: the option as started, and what arenas use now.
+            #expect(lines.contains { $0.contains("opt.dirty_decay_ms:") && $0.contains("(arenas.dirty_decay_ms: \(decay))") }, "\(conf)")
+        }
+        // The other commands keep freed pages for reuse (CommandLineTests.allocatorOptions).
+    }
+
     @Test("serve refuses bad settings with exit 64, naming the option or variable", arguments: [
         (["--listen", "localhost"], [String: String](), "--listen must be HOST:PORT"),
         (["--listen", "127.0.0.1:70000"], [:], "--listen must end in a port"),
