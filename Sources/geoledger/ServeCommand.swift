@@ -139,10 +139,6 @@ enum ServeCommand {
     static let returnFreedPagesAfterMilliseconds = 10_000
 
     private static func serve(_ serve: ServeSettings, environment: [String: String]) throws -> Int32 {
-        if !(ProcessInfo.processInfo.environment["MALLOC_CONF"] ?? "").contains("decay_ms") {
-            let failed = allocator_return_freed_pages(returnFreedPagesAfterMilliseconds)
-            if failed != 0 { writeStandardError("geoledger serve: the allocator kept its settings (error \(failed))\n") }
-        }
         let settings = Settings.fromEnvironment(environment)
         if let invalid = settings.invalidSetting { throw CommandError(invalid) }
         // A connection for each worker: a handler never waits for another's connection.
@@ -160,6 +156,10 @@ enum ServeCommand {
             pool: pool, projector: projector, tokens: Console.Tokens(api: api), classifier: classifier,
             configuration: consoleSettings, log: { message in api.log(message) })
         for note in console.notes { api.log(note) }
+        if !(ProcessInfo.processInfo.environment["MALLOC_CONF"] ?? "").contains("decay_ms") {
+            let failed = allocator_return_freed_pages(returnFreedPagesAfterMilliseconds)
+            if failed != 0 { api.log("freed memory stays with the process: jemalloc refused to hand it back (error \(failed))") }
+        }
         do {
             try pool.withConnection { connection in
                 let migrated = try connection.query("SELECT to_regclass('api_tokens') IS NOT NULL").first?.decode(0, as: Bool.self)

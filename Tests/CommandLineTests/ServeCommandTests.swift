@@ -104,8 +104,19 @@ struct ServeCommandTests {
             let server = try ServeProcess(arguments: ["--listen", "127.0.0.1:0"], environment: nowhere.merging(["MALLOC_CONF": conf]) { $1 })
             let (status, lines) = server.terminate()
             #expect(status == 0)
-            // jemalloc's statistics at exit: the option as started, and what arenas use now.
+            // jemalloc's statistics at exit: the option as started and the default for arenas made since, then each
+            // arena, with the time after which it hands freed pages back (N/A: never).
             #expect(lines.contains { $0.contains("opt.dirty_decay_ms:") && $0.contains("(arenas.dirty_decay_ms: \(decay))") }, "\(conf)")
+            var arenas: [String: Substring] = [:]
+            var arena: String?
+            for line in lines {
+                if line.hasPrefix("arenas[") { arena = String(line) }
+                if let name = arena, let time = line.firstMatch(of: /^\s+dirty:\s+(\S+)/) {
+                    arenas[name] = time.1
+                    arena = nil
+                }
+            }
+            #expect(arenas.count > 1 && arenas.values.allSatisfy { $0 == decay }, "\(conf): \(arenas)")
         }
         // The other commands keep freed pages for reuse (CommandLineTests.allocatorOptions).
     }
