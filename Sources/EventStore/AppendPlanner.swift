@@ -114,21 +114,15 @@ extension EventLog {
     /// Writes a decided batch in one transaction, when the log's head is still the one the decision assumed. Otherwise
     /// someone else appended since: nothing is written, and the batch must be decided again, under the lock
     /// (``append(_:atomic:hooks:on:)``).
-    /// - Parameters:
-    ///   - holds: asked right before the lock is taken: false when the writer knows the decision no longer holds.
-    ///   - locked: called once the lock is held and the head is the one assumed, before the rest is written.
-    ///   - then: writes the rest, in the transaction, under the lock, after the events.
+    /// - Parameter then: writes the rest, in the transaction, under the lock, after the events.
     /// - Returns: whether the batch was written.
     package func write(
-        _ decided: DecidedAppend, holds: () -> Bool = { true }, locked: () -> Void = {},
-        then: (Connection) throws -> Void, on connection: Connection
+        _ decided: DecidedAppend, then: (Connection) throws -> Void, on connection: Connection
     ) throws -> Bool {
         do {
             try connection.transaction { transaction in
-                guard holds() else { throw EventStoreError.decisionOutdated }
                 try lockAppends(on: transaction)
                 guard try head(on: transaction) == decided.assumedHead else { throw EventStoreError.decisionOutdated }
-                locked()
                 try insert(decided.plan, of: decided.events, on: transaction)
                 try then(transaction)
             }

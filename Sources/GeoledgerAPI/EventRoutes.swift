@@ -181,13 +181,13 @@ extension GeoledgerAPI {
         let types = batch.types.map { $0?.rawValue ?? "unknown" }
         // The answer is given only once the transaction committed: a 200 means stored. And the server stopping
         // either waits for this answer or cuts the request off with a 503 before COMMIT: a 503 means nothing stored.
-        let (report, decidedAhead) = try writer.append(batch, atomic: atomic, beforeCommit: {
+        let (report, decidedAhead) = try writer.submit(batch, atomic: atomic, beforeCommit: {
             guard request.beginCommit() else {
                 throw APIError(
                     .serviceUnavailable, code: "shutting_down",
                     message: "the server stopped before request \(request.id) was answered; nothing of it was stored")
             }
-        })
+        }).wait()
         metrics.recordBatch(decidedAhead: decidedAhead)
         metrics.recordEvents(types: types, statuses: report.results.map(\.status.rawValue))
         var status = HTTPStatus.ok

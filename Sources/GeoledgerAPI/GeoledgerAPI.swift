@@ -41,7 +41,18 @@ public final class GeoledgerAPI: Sendable {
     /// what it needs itself.
     public let projector: ProjectorRunner
     /// Where every batch is appended, in turn.
-    let writer: BatchWriter
+    let writer: BatchAppender
+    /// Decided batches that may wait while another is written.
+    static let decidedAhead = 3
+    /// Batches decided together hold at most this many items, unless one alone holds more. Small batches that
+    /// arrive together are joined up to a size at which a transaction's fixed costs no longer matter; larger ones
+    /// are written alone.
+    static let joinedEvents = 1000
+    /// Stream heads and terminal bindings the appender keeps between batches, at most: about what the last ten
+    /// joined batches touched. The server runs for months and takes batches from every client, so it keeps those of
+    /// the streams it appended to lately, which a client's retry or next batch finds, and reads the rest again: its
+    /// memory stays the same however many streams the log holds.
+    static let remembered = 10 * joinedEvents
     let tokens = TokenStore()
     /// The server's connection counts, once ``serving(_:)`` has named it.
     private let connections = Mutex<@Sendable () -> HTTPServer.ConnectionStatistics?>({ nil })
@@ -54,7 +65,9 @@ public final class GeoledgerAPI: Sendable {
         self.pool = pool
         self.service = service
         self.projector = projector
-        self.writer = BatchWriter(service: service, pool: pool)
+        self.writer = BatchAppender(
+            service: service, deciding: .pool(pool), writing: .pool(pool), decidedAhead: Self.decidedAhead,
+            joinedEvents: Self.joinedEvents, remembering: Self.remembered)
         self.configuration = configuration
     }
 

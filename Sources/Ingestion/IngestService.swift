@@ -141,19 +141,15 @@ public struct IngestService: Sendable {
     }
 
     /// Writes a batch decided by an ``IngestPlanner`` in one transaction, with the bindings it leaves.
-    /// - Parameters:
-    ///   - holds: asked before the lock is taken: false when the writer knows the decision no longer holds.
-    ///   - locked: called once the lock is held and the decision holds: a writer's next batch may start its own.
-    ///   - beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch back and is
-    ///     rethrown.
+    /// - Parameter beforeCommit: runs inside the transaction right before COMMIT; what it throws rolls the batch back
+    ///   and is rethrown.
     /// - Returns: the answers; nil when someone else appended since the batch was decided, and nothing was written:
     ///   then append it with ``append(_:atomic:cache:on:)``, which decides under the append lock.
     package func write(
-        _ decided: DecidedBatch, on connection: Connection, holds: () -> Bool = { true }, locked: () -> Void = {},
-        beforeCommit: () throws -> Void = {}
+        _ decided: DecidedBatch, on connection: Connection, beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport? {
         let written = try store.write(
-            decided.append, holds: holds, locked: locked,
+            decided.append,
             then: { transaction in
                 try Projector.live.store(decided.bindings, on: transaction)
                 try beforeCommit()

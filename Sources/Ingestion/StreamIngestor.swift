@@ -14,8 +14,8 @@ public struct IngestTotals: Sendable, Equatable {
     public var head: LogHead?
     /// Batches decided ahead on the second connection and written as decided.
     public var batchesDecidedAhead = 0
-    /// Batches decided under the append lock: every batch without a second connection; with one, every batch from the
-    /// first that found, when it came to be written, that someone else had appended since it was decided.
+    /// Batches decided under the append lock: every batch without a second connection; with one, a batch that found,
+    /// when it came to be written, that someone else had appended since it was decided, or one decided before that.
     public var batchesDecidedUnderLock = 0
 
     public init() {}
@@ -26,7 +26,8 @@ public struct IngestTotals: Sendable, Equatable {
     /// `1 item`, `2 items`: the count of items for a message.
     public var itemCount: String { items == 1 ? "1 item" : "\(items) items" }
 
-    mutating func add(_ report: IngestReport) {
+    mutating func add(_ report: IngestReport, decidedAhead: Bool) {
+        if decidedAhead { batchesDecidedAhead += 1 } else { batchesDecidedUnderLock += 1 }
         items += report.results.count
         for result in report.results {
             switch result.status {
@@ -41,10 +42,10 @@ public struct IngestTotals: Sendable, Equatable {
     }
 }
 
-/// Ingests a stream of submissions in batches, in three stages that work at the same time: one thread reads,
-/// parses, validates and assesses batches; with a second connection, another decides each batch (versions, rules,
-/// hashes, projection rows) while the one before it is written; the caller's thread writes. Memory stays bounded by a
-/// few batches, each of at most `batchSize` items and about ``maximumBatchBytes``, whatever the input.
+/// Ingests a stream of submissions in batches: one thread reads, parses, validates and assesses them, and a
+/// ``BatchAppender`` appends them, deciding each on a second connection while the one before it is written; the
+/// caller's thread takes the answers in order. Memory stays bounded by a few batches, each of at most `batchSize`
+/// items and about ``maximumBatchBytes``, whatever the input.
 public struct StreamIngestor {
     let service: IngestService
     let batchSize: Int
@@ -59,30 +60,28 @@ public struct StreamIngestor {
     /// come near it.
     public static let maximumBatchBytes = 4 << 20
 
+    /// Batches given to the appender and not yet answered, at most: one written, one decided meanwhile.
+    static let unanswered = 2
+
     public init(service: IngestService, batchSize: Int = StreamIngestor.defaultBatchSize) {
         self.service = service
         self.batchSize = max(1, batchSize)
     }
-
-    /// Decided batches that wait while another is written. With the one being written, one more than this may be
-    /// uncommitted while the next batch is decided: the planner keeps what they change (``IngestPlanner``).
-    static let decidedAhead = 1
 
     /// - Parameters:
     ///   - reader: the input; consumed on a thread of its own, which is done with it when this returns, so that the
     ///     caller may close its file descriptor then. Stopped early, it reads no more, even of a pipe that stays open.
     ///   - connection: where the batches are written.
     ///   - decidingOn: a second connection to the same database on the same server, outside any transaction, on
-    ///     which batches are decided ahead of writing them; should anyone else append meanwhile, the batches from
-    ///     then on are decided under the append lock. Without it, every batch is decided under the lock.
+    ///     which batches are decided ahead of writing them. Without it, every batch is decided under the append lock.
     ///   - rejected: called for each item that was not stored (invalid or conflict), with its raw bytes.
     ///   - progress: called after each batch with the totals so far and the input bytes read.
-    ///   An error either of them throws stops the ingest after the batch it was called for.
+    ///   An error either of them throws stops the ingest: no batch is given to be appended after it, and the one being
+    ///   written meanwhile, if any, is counted in the totals committed.
     /// When the service hands its appends over to a projector, the projector runs in the background meanwhile (unless
     /// it runs already), and the ingest ends with the projections caught up with the log.
-    /// - Throws: ``IngestError`` of kind `stopped` with the cause and the totals of the batches committed before it;
-    ///   of kind `projectionsNotCaughtUp` when every batch was committed but the projections could not be brought up
-    ///   to them.
+    /// - Throws: ``IngestError`` of kind `stopped` with the cause and the totals of the batches committed; of kind
+    ///   `projectionsNotCaughtUp` when every batch was committed but the projections could not be brought up to them.
     public func run(
         _ reader: SubmissionReader, on connection: Connection, decidingOn decider: Connection? = nil,
         rejected: (SubmissionReader.RawItem, IngestItemResult) throws -> Void = { _, _ in },
@@ -95,50 +94,56 @@ public struct StreamIngestor {
             throw IngestError.stopped(by: error, committed: IngestTotals())
         }
         let read = BatchQueue<ReadBatch>(capacity: 2)
-        let decided = BatchQueue<PlannedBatch>(capacity: Self.decidedAhead)
-        let underLock = Flag()
         let projector = service.projector.flatMap { $0.status.running ? nil : $0 }
         projector?.start()
         defer { projector?.stop() }
+        let appender = BatchAppender(
+            service: service, deciding: decider.map(BatchAppender.Connections.only), writing: .only(connection),
+            decidedAhead: 1, joinedEvents: batchSize, remembering: 500_000)
         let readerDone = startReading(reader, into: read, stoppedBy: readStop)
-        let deciderDone = decider.map { startDeciding(read, into: decided, on: $0, unless: underLock) }
         defer {
             read.cancel()
-            decided.cancel()
-            // Both threads are waited for: the input and the decider's connection are the caller's to close once
-            // this returns. A reader waiting for more of a pipe that stays open is woken by the stop; the decider is
-            // at most one query from done.
+            // The input and the connections are the caller's to close once this returns: the reader and the
+            // appender's threads are waited for. A reader waiting for more of a pipe that stays open is woken by the
+            // stop.
             readStop.stop()
             readerDone.wait()
-            deciderDone?.wait()
+            appender.close()
         }
 
         var totals = IngestTotals()
-        let heads = StreamHeadCache()
-        func next() -> PlannedBatch? {
-            if decider != nil { return decided.take() }
-            return read.take().map { PlannedBatch(read: $0, decided: nil) }
+        let halt = BatchAppender.Halt()
+        var unanswered: [(ReadBatch, BatchAppender.Ticket)] = []
+        func answer(_ batch: ReadBatch, _ ticket: BatchAppender.Ticket) throws {
+            let (report, decidedAhead) = try ticket.wait()
+            totals.add(report, decidedAhead: decidedAhead)
+            for index in report.results.indices where report.results[index].status.isRejection {
+                try rejected(batch.raw[index], report.results[index])
+            }
+            try progress(totals, batch.bytesRead)
+            read.recycle((batch, report))
         }
         do {
-            while let batch = next() {
+            while let batch = read.take() {
                 // The appends wait while the projections are too far behind.
                 try service.projector?.waitForRoom()
-                var report: IngestReport?
-                if let decision = try batch.decided?.get(), !underLock.isSet {
-                    report = try service.write(decision, on: connection)
-                    if report == nil { underLock.set() }
+                unanswered.append((batch, appender.submit(batch.prepared, halt: halt)))
+                if unanswered.count >= Self.unanswered {
+                    let (oldest, ticket) = unanswered.removeFirst()
+                    try answer(oldest, ticket)
                 }
-                let answered = try report ?? service.append(batch.read.prepared, cache: heads, on: connection)
-                totals.add(answered)
-                if report != nil { totals.batchesDecidedAhead += 1 } else { totals.batchesDecidedUnderLock += 1 }
-                for index in answered.results.indices where answered.results[index].status.isRejection {
-                    try rejected(batch.read.raw[index], answered.results[index])
-                }
-                try progress(totals, batch.read.bytesRead)
-                read.recycle((batch, answered))
+            }
+            while let (batch, ticket) = unanswered.first {
+                unanswered.removeFirst()
+                try answer(batch, ticket)
             }
             if let readError = read.readError { throw IngestError.input(readError) }
         } catch {
+            halt.set()
+            // Those given after it are answered without being written, unless written already: then they count.
+            for (_, ticket) in unanswered {
+                if let (report, decidedAhead) = try? ticket.wait() { totals.add(report, decidedAhead: decidedAhead) }
+            }
             throw IngestError.stopped(by: error, committed: totals)
         }
         if totals.head == nil { totals.head = try service.head(on: connection) }
@@ -178,32 +183,6 @@ public struct StreamIngestor {
                 queue.put(ReadBatch(raw: raw, prepared: prepared, bytesRead: reader.bytesConsumed))
             }
             queue.finish(readError: reader.readError)
-            done.signal()
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
-        return done
-    }
-
-    /// Decides the read batches on a thread of its own, on `connection`, until `underLock` is set (someone else
-    /// appended); from then on passes them on undecided. A failure to decide is passed on for the writer to throw.
-    private func startDeciding(
-        _ read: BatchQueue<ReadBatch>, into decided: BatchQueue<PlannedBatch>, on connection: Connection,
-        unless underLock: Flag
-    ) -> DispatchSemaphore {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            let planner = IngestPlanner(inFlight: Self.decidedAhead + 1)
-            var failed = false
-            while !failed, let batch = read.take() {
-                var decision: Result<DecidedBatch, any Error>?
-                if !underLock.isSet {
-                    decision = Result { try planner.decide(batch.prepared, reading: connection) }
-                    if case .failure = decision { failed = true }
-                }
-                decided.put(PlannedBatch(read: batch, decided: decision))
-            }
-            decided.finish(readError: nil)
             done.signal()
         }
         thread.stackSize = 8 << 20
@@ -266,104 +245,4 @@ private struct ReadBatch: Sendable {
     let raw: [SubmissionReader.RawItem]
     let prepared: PreparedBatch
     let bytesRead: Int
-}
-
-/// A read batch and, unless it is to be decided under the lock, its decision or why there is none.
-private struct PlannedBatch: Sendable {
-    let read: ReadBatch
-    let decided: Result<DecidedBatch, any Error>?
-}
-
-/// Set once, seen from any thread.
-private final class Flag: Sendable {
-    private let value = Atomic(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
-}
-
-/// A bounded hand-over between two stages.
-private final class BatchQueue<Batch: Sendable>: Sendable {
-    private struct State {
-        var batches: [Batch] = []
-        var finished = false
-        var cancelled = false
-        var readError: String?
-        /// Batches used up downstream, left for the producing thread to release.
-        var spent: [any Sendable] = []
-    }
-
-    private let state = Mutex(State())
-    private let capacity: Int
-    private let slots: DispatchSemaphore
-    private let items = DispatchSemaphore(value: 0)
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        slots = DispatchSemaphore(value: capacity)
-    }
-
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    /// Waits for room, then queues the batch; once cancelled, drops it.
-    func put(_ batch: Batch) {
-        slots.wait()
-        let queued = state.withLock { state in
-            if state.cancelled { return false }
-            state.batches.append(batch)
-            return true
-        }
-        if queued { items.signal() } else { slots.signal() }
-    }
-
-    func finish(readError: String?) {
-        state.withLock {
-            $0.finished = true
-            $0.readError = readError
-        }
-        items.signal()
-    }
-
-    var readError: String? { state.withLock { $0.readError } }
-
-    /// The next batch, or nil when the producer has finished and everything was taken, or the queue is cancelled.
-    func take() -> Batch? {
-        while true {
-            items.wait()
-            let next: Batch?? = state.withLock { state in
-                if state.cancelled { return .some(nil) }
-                if !state.batches.isEmpty { return .some(state.batches.removeFirst()) }
-                return state.finished ? .some(nil) : nil
-            }
-            if let next {
-                if next != nil { slots.signal() } else { items.signal() }
-                return next
-            }
-        }
-    }
-
-    /// Hands what a stage is done with over to be released on the producing thread: freeing a batch's objects takes
-    /// time the database would otherwise wait for on the writing thread.
-    func recycle(_ spent: any Sendable) {
-        state.withLock { $0.spent.append(spent) }
-    }
-
-    /// Releases, on the calling thread, what was handed over with ``recycle(_:)``.
-    func releaseSpent() {
-        var spent: [any Sendable] = []
-        state.withLock { swap(&spent, &$0.spent) }
-        spent.removeAll()  // here, outside the lock
-    }
-
-    /// Stops both sides early (a stage failed): frees a producer waiting for a slot and a consumer waiting for a
-    /// batch. A semaphore must not be freed with less than it started with, so the slots of the batches left in the
-    /// queue are given back here.
-    func cancel() {
-        let alreadyCancelled = state.withLock { state in
-            defer { state.cancelled = true }
-            return state.cancelled
-        }
-        guard !alreadyCancelled else { return }
-        for _ in 0..<capacity { slots.signal() }
-        items.signal()  // a consumer waiting for a batch gets nil
-    }
 }

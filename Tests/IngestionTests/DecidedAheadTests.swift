@@ -103,7 +103,7 @@ struct DecidedAheadTests {
         #expect(try Verifier().verify(on: ahead.connection).firstBrokenLink == nil)
     }
 
-    @Test("someone else appends during the ingest: the later batches are decided under the lock, nothing lost or doubled")
+    @Test("someone else appends during the ingest: the batches decided before are decided again under the lock, the later ones ahead again; nothing lost or doubled")
     func anotherWriter() throws {
         let lines = Self.lines()
         let db = try IngestionDatabase()
@@ -119,10 +119,11 @@ struct DecidedAheadTests {
         }
         #expect(foreignStatus == .appended)
         // The first batch was written as decided ahead. The next, decided on the log as the first left it, found the
-        // other writer's event under the lock and was decided again there, and so was every batch after it.
-        #expect(outcome.batches > 2)
-        #expect(outcome.totals.batchesDecidedAhead == 1)
-        #expect(outcome.totals.batchesDecidedUnderLock == outcome.batches - 1)
+        // other writer's event under the lock and was decided again there, as was any decided before that showed;
+        // the planner started afresh, and the batches after were decided ahead again.
+        #expect(outcome.batches > 4)
+        #expect(outcome.totals.batchesDecidedUnderLock >= 1 && outcome.totals.batchesDecidedUnderLock <= 3)
+        #expect(outcome.totals.batchesDecidedAhead == outcome.batches - outcome.totals.batchesDecidedUnderLock)
         let alone = try IngestionDatabase()
         defer { alone.drop() }
         let expected = try Self.ingest(lines, into: alone, decidingAhead: false)
@@ -154,13 +155,16 @@ struct DecidedAheadTests {
             }
         }
         #expect(storedBefore > 0)
-        #expect(try db.count("SELECT count(*) FROM events") == storedBefore)
-        // The first batch of 7, and nothing of the one refused.
-        #expect(stopped.committed.items == 7)
-        #expect(stopped.committed.appended == storedBefore)
+        // The first batch of 7, the second too when it was being written as the constraint came, and nothing of the
+        // one refused.
+        #expect(stopped.committed.items == 7 || stopped.committed.items == 14)
+        let stored = try db.count("SELECT count(*) FROM events")
+        #expect(stopped.committed.appended == stored)
+        #expect(stored >= storedBefore)
         let cause = try #require(stopped.cause as? PostgresError)
         #expect(cause.isCheckViolation || (TestDatabase.onCitus && "\(cause)".contains("violates check constraint")), "\(cause)")
-        #expect("\(stopped)".hasPrefix("ingest stopped: \(cause); 7 items before it were committed (appended \(storedBefore), "))
+        #expect("\(stopped)".hasPrefix(
+            "ingest stopped: \(cause); \(stopped.committed.items) items before it were committed (appended \(stored), "))
         #expect("\(stopped)".hasSuffix("; re-running the same input is safe"))
     }
 

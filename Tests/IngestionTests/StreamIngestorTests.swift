@@ -65,7 +65,9 @@ struct StreamIngestorTests {
         }
         let elapsed = clock.now - started
         #expect(stopped.cause is Stop)
-        #expect(stopped.committed.items == 1)
+        // The first batch, and the second if it was being written meanwhile: never the third, which was not given.
+        #expect(stopped.committed.items == 1 || stopped.committed.items == 2)
+        #expect(try db.count("SELECT count(*) FROM events") == stopped.committed.appended)
         #expect(elapsed < .seconds(3), "the ingest took \(elapsed) to end")
 
         // Written once the ingest returned: still in the pipe for whoever reads it next, a moment later, when a reader
