@@ -100,7 +100,7 @@ public final class SessionStore: Sendable {
 
     /// The store's key for an id: its SHA-256, in hex.
     private static func key(_ id: String) -> String {
-        SHA256.hex(SHA256.digest(Array(id.utf8)))
+        SHA256.digest(Array(id.utf8)).hex
     }
 
     /// `bytes` bytes from the system's cryptographic random source, as unpadded base64url.

@@ -7,20 +7,23 @@ import Postgres
 /// the log chain, which takes every event's hash in position order: `log hash = sha256(log hash before || hash)`.
 public enum EventHash {
     /// The "previous hash" of a stream's first event, and the log hash before the log's first event.
-    public static let genesis = [UInt8](repeating: 0, count: 32)
+    public static let genesis = Digest.zero
 
-    static func chain(previous: [UInt8], canonical: [UInt8]) -> [UInt8] {
+    static func chain(previous: Digest, canonical: [UInt8]) -> Digest {
         SHA256.digest(previous, canonical)
     }
 
     /// The log hash of an event: `previous` is the log hash of the event before it in position order.
-    static func logChain(previous: [UInt8], hash: [UInt8]) -> [UInt8] {
-        SHA256.digest(previous, hash)
+    static func logChain(previous: Digest, hash: Digest) -> Digest {
+        var hasher = SHA256.Hasher()
+        hasher.update(previous)
+        hasher.update(hash)
+        return hasher.finish()
     }
 
     /// ``chain(previous:canonical:)`` of an event's canonical bytes, hashed part by part as ``canonicalBytes`` puts
     /// them together, without copying them into one array.
-    static func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
+    static func chain(previous: Digest, _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> Digest {
         var chainer = Chainer()
         return chainer.chain(previous: previous, event, position: position, recordedAt: recordedAt, version: version)
     }
@@ -33,7 +36,7 @@ public enum EventHash {
         /// `,"position":<position>,"recordedAt":<microseconds>,"stream":"…","type":"…","version":<version>}`
         private var end: [UInt8] = []
 
-        mutating func chain(previous: [UInt8], _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> [UInt8] {
+        mutating func chain(previous: Digest, _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> Digest {
             end.removeAll(keepingCapacity: true)
             writeEnd(position: position, recordedAt: recordedAt, tail: event.rendered.canonicalTail, version: version, into: &end)
             hasher.update(previous)
@@ -45,7 +48,7 @@ public enum EventHash {
             return hasher.finish()
         }
 
-        mutating func logChain(previous: [UInt8], hash: [UInt8]) -> [UInt8] {
+        mutating func logChain(previous: Digest, hash: Digest) -> Digest {
             hasher.update(previous)
             hasher.update(hash)
             return hasher.finish()

@@ -206,8 +206,8 @@ public struct EventLog: Sendable {
                     row.integer(event.position)
                     row.integer(event.version)
                     row.timestamp(microsecondsSince1970: plan.recordedAt.microseconds)
-                    row.bytea(event.hash)
-                    row.bytea(event.logHash)
+                    event.hash.withUnsafeBytes { row.bytea($0) }
+                    event.logHash.withUnsafeBytes { row.bytea($0) }
                 }
             }
         }
@@ -226,6 +226,6 @@ struct StoredIdentity: Sendable {
 /// The last event of a stream.
 struct StreamHead: Sendable {
     var version: Int64
-    var hash: [UInt8]
+    var hash: Digest
     var position: Int64
 }

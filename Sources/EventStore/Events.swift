@@ -97,6 +97,7 @@ public struct RecordedEvent: Sendable, Equatable {
     public var data: Data
     public var metadata: Data
     public var recordedAt: Date
+    /// The hashes as stored: ``Verifier`` tells whether they are the ones the chains give.
     public var hash: [UInt8]
     /// The log chain's hash at this event (see ``LogHead``).
     public var logHash: [UInt8]
@@ -121,8 +122,8 @@ public struct AppendedEvent: Sendable, Equatable {
     public let eventId: UUID
     public let position: Int64
     public let version: Int64
-    public let hash: [UInt8]
-    public let logHash: [UInt8]
+    public let hash: Digest
+    public let logHash: Digest
 }
 
 /// Why an event was not appended.

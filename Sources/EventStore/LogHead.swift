@@ -9,11 +9,11 @@ import Postgres
 /// holds it: whether any event up to its position was removed, replaced or rewritten (``Verifier``).
 public struct LogHead: Sendable, Hashable, CustomStringConvertible {
     public let position: Int64
-    public let hash: [UInt8]
+    public let hash: Digest
 
     public static let empty = LogHead(position: 0, hash: EventHash.genesis)
 
-    public init(position: Int64, hash: [UInt8]) {
+    public init(position: Int64, hash: Digest) {
         self.position = position
         self.hash = hash
     }
@@ -23,11 +23,11 @@ public struct LogHead: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
               let position = Int64(parts[0]), parts[1].utf8.count == 64,
-              let hash = try? UInt8.postgresArray(fromText: "\\x" + parts[1])  // bytea's hex form, either case
+              let hash = try? Digest(postgresText: "\\x" + parts[1])  // bytea's hex form, either case
         else { return nil }
         self.init(position: position, hash: hash)
     }
 
     /// `POSITION:HASH`, the hash in lower-case hex.
-    public var description: String { "\(position):\(SHA256.hex(hash))" }
+    public var description: String { "\(position):\(hash.hex)" }
 }

@@ -6,7 +6,7 @@ import Postgres
 public struct Migration: Sendable, Equatable {
     public let name: String
     public let sql: String
-    public var checksum: String { SHA256.hex(SHA256.digest(Array(sql.utf8))) }
+    public var checksum: String { SHA256.digest(Array(sql.utf8)).hex }
 
     public init(name: String, sql: String) {
         self.name = name

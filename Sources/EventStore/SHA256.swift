@@ -12,7 +12,7 @@ public enum SHA256 {
         return algorithm
     }()
 
-    public static func digest(_ chunks: any ContiguousBytes...) -> [UInt8] {
+    public static func digest(_ chunks: any ContiguousBytes...) -> Digest {
         var hasher = Hasher()
         for chunk in chunks { chunk.withUnsafeBytes { hasher.update($0) } }
         return hasher.finish()
@@ -46,15 +46,19 @@ public enum SHA256 {
         }
 
         /// The digest of the chunks fed since the last one; the next digest starts empty.
-        public mutating func finish() -> [UInt8] {
+        public mutating func finish() -> Digest {
             var length: UInt32 = 0
-            let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { output, initialized in
+            // SHA-256 writes its 32 bytes, no more.
+            let digest = Digest { output in
                 succeeded(EVP_DigestFinal_ex(context, output.baseAddress, &length), "EVP_DigestFinal_ex")
-                initialized = Int(min(length, UInt32(EVP_MAX_MD_SIZE)))
             }
             guard length == 32 else { fatalError("OpenSSL's SHA-256 gave a digest of \(length) bytes, not 32") }
             succeeded(EVP_DigestInit_ex(context, algorithm, nil), "EVP_DigestInit_ex")
-            return output
+            return digest
+        }
+
+        public mutating func update(_ digest: Digest) {
+            digest.withUnsafeBytes { update($0) }
         }
     }
 
@@ -71,17 +75,5 @@ public enum SHA256 {
         if code != 0 { ERR_error_string_n(code, &reason, reason.count) }
         let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         fatalError("OpenSSL's \(call) failed: \(code == 0 ? "it gave no reason" : text)")
-    }
-
-    /// Whether two digests are equal, in a time that depends on their length only (OpenSSL's `CRYPTO_memcmp`),
-    /// so that comparing a secret's hash says nothing of how much of it matched.
-    public static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { a in b.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
-    }
-
-    /// The bytes in lower-case hex, two digits each.
-    public static func hex(_ bytes: [UInt8]) -> String {
-        ByteaHex.digitsText(of: bytes)
     }
 }

@@ -52,7 +52,7 @@ public struct Verifier: Sendable {
     public func verify(
         on connection: Connection, holding kept: LogHead? = nil, progress: (Int) -> Void = { _ in }
     ) throws -> VerificationReport {
-        var lastHash: [String: (version: Int64, hash: [UInt8])] = [:]
+        var lastHash: [String: (version: Int64, hash: Digest)] = [:]
         var head = LogHead.empty
         var keptHead: HeadCheck?
         func check(_ kept: LogHead?, at head: LogHead) {
@@ -91,11 +91,11 @@ public struct Verifier: Sendable {
                         position: event.position, eventId: event.eventId, stream: event.stream,
                         version: event.version, type: event.type, recordedAt: recordedAt, data: event.data,
                         metadata: event.metadata))
-                if hash != event.hash {
+                if !hash.withUnsafeBytes({ $0.elementsEqual(event.hash) }) {
                     return broken("stored hash does not match the event's content and its stream's previous hash")
                 }
                 let logHash = EventHash.logChain(previous: head.hash, hash: hash)
-                if logHash != event.logHash {
+                if !logHash.withUnsafeBytes({ $0.elementsEqual(event.logHash) }) {
                     return broken("stored log hash does not match the event's hash and the log hash before it")
                 }
                 lastHash[event.stream] = (event.version, hash)

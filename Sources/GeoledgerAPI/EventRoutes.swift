@@ -4,6 +4,7 @@ import HTTPServer
 import Ingestion
 import JSON
 import LocationEvents
+import Postgres
 
 /// `POST /v1/events` and `GET /v1/events`: the batch in, through the ingest's reading, validation and append; the
 /// global feed out.
@@ -70,7 +71,7 @@ enum EventRoutes {
             JSONValue.writeString(event.type, into: &out)
             out += Array(#","recordedAt":"#.utf8)
             JSONValue.writeString(event.recordedAt.formatted(Self.time), into: &out)
-            out += Array(",\"hash\":\"\(SHA256.hex(event.hash))\",\"logHash\":\"\(SHA256.hex(event.logHash))\",\"data\":".utf8)
+            out += Array(",\"hash\":\"\(ByteaHex.digitsText(of: event.hash))\",\"logHash\":\"\(ByteaHex.digitsText(of: event.logHash))\",\"data\":".utf8)
             out += event.data
             out += Array(#","metadata":"#.utf8)
             out += event.metadata

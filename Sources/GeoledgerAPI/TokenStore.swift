@@ -67,7 +67,7 @@ public struct TokenStore: Sendable {
                 INSERT INTO api_tokens (name, token_id, token_hash, scopes, client_cert_sha256)
                 VALUES ($1, $2, $3, $4::text[], $5)
                 """,
-                [name, id, Data(SHA256.digest(Array(token.utf8))), scopes.sorted().map(\.rawValue), clientCertificateSHA256])
+                [name, id, SHA256.digest(Array(token.utf8)), scopes.sorted().map(\.rawValue), clientCertificateSHA256])
         } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "api_tokens_pkey" {
             throw APIError.token("a token named \(name) exists: revoke it first, or choose another name")
         }
@@ -104,8 +104,9 @@ public struct TokenStore: Sendable {
             FROM api_tokens WHERE token_id = $1
             """, [String(parts[1])]
         ).first else { return nil }
-        let stored = try row.decode(4, as: Data.self)
-        guard SHA256.equalInConstantTime(SHA256.digest(Array(text.utf8)), Array(stored)) else { return nil }
+        guard let stored = Digest(bytes: try row.decode(4, as: Data.self)),
+            SHA256.digest(Array(text.utf8)).equalsInConstantTime(stored)
+        else { return nil }
         let name = try row.decode(0, as: String.self)
         if try row.decode(5, as: Bool.self) {
             try connection.query("UPDATE api_tokens SET last_used_at = now() WHERE name = $1", [name])
@@ -149,6 +150,6 @@ public struct TokenStore: Sendable {
     /// `bytes` bytes from the system's cryptographic random source, in hex.
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return SHA256.hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return ByteaHex.digitsText(of: (0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }

@@ -157,7 +157,7 @@ public struct CopyRow: Sendable, Equatable {
     }
 
     /// A bytea, in text in hex form.
-    public mutating func bytea(_ value: [UInt8]) {
+    public mutating func bytea(_ value: UnsafeRawBufferPointer) {
         field(binaryLength: value.count) { buffer in
             // `\x` with its backslash escaped for COPY.
             buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])

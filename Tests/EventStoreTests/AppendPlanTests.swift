@@ -75,7 +75,7 @@ struct AppendPlanTests {
         let event = NewEvent(
             eventId: UUID(), stream: "m-\"1", type: "T", data: Data("{\"a\":\"\\t\"}".utf8), metadata: Data("{}".utf8))
         let recordedAt = Timestamp(microseconds: 1_764_410_400_000_001)
-        let previous = [UInt8](repeating: 7, count: 32)
+        let previous = Digest(bytes: [UInt8](repeating: 7, count: 32))!
         let whole = EventHash.chain(
             previous: previous,
             canonical: EventHash.canonicalBytes(

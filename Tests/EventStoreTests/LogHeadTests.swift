@@ -24,7 +24,7 @@ struct LogHeadTests {
         try connection.execute("SET citus.enable_unsafe_triggers = on")
         try connection.execute("ALTER TABLE events DISABLE TRIGGER events_no_update")
         try connection.query("UPDATE events SET data = $1::json WHERE position = $2", [data, position])
-        var streamHashes: [String: [UInt8]] = [:]
+        var streamHashes: [String: Digest] = [:]
         var logHash = EventHash.genesis
         for event in try store.readAll(after: 0, limit: 100_000, on: connection) {
             let hash = EventHash.chain(
@@ -150,7 +150,7 @@ struct LogHeadTests {
         #expect(report.keptHead == .held)
         #expect(report.head.position == 50)
         #expect(try Verifier().verify(on: connection, holding: .empty).keptHead == .held)
-        let wrongGenesis = LogHead(position: 0, hash: [UInt8](repeating: 1, count: 32))
+        let wrongGenesis = LogHead(position: 0, hash: Digest(bytes: [UInt8](repeating: 1, count: 32))!)
         #expect(try Verifier().verify(on: connection, holding: wrongGenesis).keptHead == .differs(.empty))
     }
 
@@ -177,7 +177,7 @@ struct LogHeadTests {
 
     @Test("a head reads back from POSITION:HASH, lower-case hex out, either case in")
     func headText() throws {
-        let head = LogHead(position: 42, hash: (0..<32).map { UInt8($0 * 7) })
+        let head = LogHead(position: 42, hash: Digest(bytes: (0..<32).map { UInt8($0 * 7) })!)
         #expect(head.description == "42:00070e151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9")
         #expect(LogHead(head.description) == head)
         #expect(LogHead(head.description.uppercased()) == head)

@@ -7,7 +7,7 @@ import Testing
 
 /// The batch answer written straight from the results: the same bytes as the report's JSON document made canonical.
 @Suite struct BatchAnswerBytesTests {
-    static let head = LogHead(position: 9_007_199_254_740_993, hash: Array(repeating: 0xAB, count: 32))
+    static let head = LogHead(position: 9_007_199_254_740_993, hash: Digest(bytes: [UInt8](repeating: 0xAB, count: 32))!)
 
     @Test("every member of an answer, escapes, an empty batch and an atomic one that failed")
     func canonicalJSONIsTheDocumentsCanonicalBytes() {

@@ -67,7 +67,7 @@ struct PreparedEdgeCaseBytesTests {
                 "data: " + String(decoding: event.data, as: UTF8.self),
                 "metadata: " + String(decoding: event.metadata, as: UTF8.self),
                 "hash: " + hash(plan, index),
-                "rest: " + hex(SHA256.digest(rest)),
+                "rest: " + SHA256.digest(rest).hex,
                 "platform: " + Platform.text(projected.platform),
             ].joined(separator: "\n  ")
         }
@@ -89,10 +89,6 @@ struct PreparedEdgeCaseBytesTests {
     /// The event's hash where the plan appended it; a conflict (its expectedVersion) has none.
     private static func hash(_ plan: AppendPlan, _ index: Int) -> String {
         guard case .appended(_, _, let position) = plan.results[index] else { return "not appended" }
-        return hex(plan.appended[Int(position) - 1].hash)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        return plan.appended[Int(position) - 1].hash.hex
     }
 }

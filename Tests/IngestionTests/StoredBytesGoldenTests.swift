@@ -34,8 +34,8 @@ struct StoredBytesGoldenTests {
         plan.decide { _ in nil }
         #expect(plan.appended.count == 200)
         #expect(plan.logHead.position == 200)
-        #expect(hex(plan.logHead.hash) == "3ebffac5e6141b18140a4039b0ee826c61765e5e3151377d88aa986893390c10")
-        #expect(hex(plan.appended[0].hash) == "97fce72b6c65d89f1dffa5fab6303fe1c69c4ef7d7bdae9106f56ebb1ebb42e1")
+        #expect(plan.logHead.hash.hex == "3ebffac5e6141b18140a4039b0ee826c61765e5e3151377d88aa986893390c10")
+        #expect(plan.appended[0].hash.hex == "97fce72b6c65d89f1dffa5fab6303fe1c69c4ef7d7bdae9106f56ebb1ebb42e1")
     }
 
     @Test func theEventsAndProjectionRowsArePinned() throws {
@@ -55,11 +55,7 @@ struct StoredBytesGoldenTests {
                 rows += row.map { [1] + $0.buffer } ?? [0]
             }
         }
-        #expect(hex(SHA256.digest(events)) == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
-        #expect(hex(SHA256.digest(rows)) == "d0074c4a9278767dd7b7f510f32292c080e8cad0f84451643d90f91b929c49e8")
-    }
-
-    private func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        #expect(SHA256.digest(events).hex == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
+        #expect(SHA256.digest(rows).hex == "d0074c4a9278767dd7b7f510f32292c080e8cad0f84451643d90f91b929c49e8")
     }
 }

@@ -268,7 +268,7 @@ import Testing
         try connection.execute("CREATE TEMP TABLE \(table) (body text, blob bytea, ratio float8, flag bool, note text, id bigint)")
         var ahead = CopyRow()
         ahead.text("tab\there \\N")
-        ahead.bytea([0, 0xAB, 0xFF])
+        [UInt8]([0, 0xAB, 0xFF]).withUnsafeBytes { ahead.bytea($0) }
         ahead.double(-0.1)
         ahead.bool(true)
         ahead.null()
@@ -307,7 +307,7 @@ import Testing
         let id = UUID(uuidString: "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40")!
         let bodies = ["tab\there \\N 中文", ""]
         var ahead = CopyRow(format: .binary)
-        ahead.bytea([0, 0xAB, 0xFF])
+        [UInt8]([0, 0xAB, 0xFF]).withUnsafeBytes { ahead.bytea($0) }
         ahead.double(-0.1)
         ahead.bool(true)
         ahead.timestamp(microsecondsSince1970: 1_764_381_600_123_456)  // 2025-11-29T02:00:00.123456Z

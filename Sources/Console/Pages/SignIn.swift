@@ -74,7 +74,7 @@ extension Console {
     private func checkFormSecret(_ page: PageRequest) throws {
         let sent = Form(page.request.body)["csrf"] ?? ""
         guard let session = page.session,
-              SHA256.equalInConstantTime(SHA256.digest(Array(sent.utf8)), SHA256.digest(Array(session.formSecret.utf8)))
+              SHA256.digest(Array(sent.utf8)).equalsInConstantTime(SHA256.digest(Array(session.formSecret.utf8)))
         else {
             throw PageError(.forbidden, "The form has expired", "Reload the page and send the form again.")
         }
