@@ -32,6 +32,11 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible, ContiguousByt
 
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
+    /// Whether `stored` is these 32 bytes: a hash read back as the database holds it, which may be any length.
+    public func isEqual(to stored: [UInt8]) -> Bool {
+        withUnsafeBytes { $0.elementsEqual(stored) }
+    }
+
     /// The bytes in lower-case hex, two digits each.
     public var hex: String { withUnsafeBytes { ByteaHex.digitsText(of: $0) } }
 

@@ -15,10 +15,7 @@ public enum EventHash {
 
     /// The log hash of an event: `previous` is the log hash of the event before it in position order.
     static func logChain(previous: Digest, hash: Digest) -> Digest {
-        var hasher = SHA256.Hasher()
-        hasher.update(previous)
-        hasher.update(hash)
-        return hasher.finish()
+        SHA256.digest(previous, hash)
     }
 
     /// ``chain(previous:canonical:)`` of an event's canonical bytes, hashed part by part as ``canonicalBytes`` puts

@@ -91,11 +91,11 @@ public struct Verifier: Sendable {
                         position: event.position, eventId: event.eventId, stream: event.stream,
                         version: event.version, type: event.type, recordedAt: recordedAt, data: event.data,
                         metadata: event.metadata))
-                if !hash.withUnsafeBytes({ $0.elementsEqual(event.hash) }) {
+                if !hash.isEqual(to: event.hash) {
                     return broken("stored hash does not match the event's content and its stream's previous hash")
                 }
                 let logHash = EventHash.logChain(previous: head.hash, hash: hash)
-                if !logHash.withUnsafeBytes({ $0.elementsEqual(event.logHash) }) {
+                if !logHash.isEqual(to: event.logHash) {
                     return broken("stored log hash does not match the event's hash and the log hash before it")
                 }
                 lastHash[event.stream] = (event.version, hash)

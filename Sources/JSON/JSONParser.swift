@@ -177,7 +177,7 @@ struct JSONParser {
                 // The head read is of the name's bytes in the input, which are its UTF-8 only without an escape.
                 members.append(JSONObject.Member(key: key, value: try parseValue(), head: plain ? head : JSONObject.head(key)))
             } catch JSONValueError.duplicateKey(let path) {
-                throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? key + path : key + "." + path)
+                throw JSONValueError.duplicateKey(path: JSONValueError.path(key, path))
             }
             skipWhitespace()
             switch current {
@@ -276,7 +276,7 @@ struct JSONParser {
             do {
                 elements.append(try parseValue())
             } catch JSONValueError.duplicateKey(let path) {
-                throw JSONValueError.duplicateKey(path: "[\(elements.count)]" + (path.hasPrefix("[") ? path : "." + path))
+                throw JSONValueError.duplicateKey(path: JSONValueError.path("[\(elements.count)]", path))
             }
             skipWhitespace()
             switch current {

@@ -296,7 +296,7 @@ extension JSONParser {
                     _ = try parseValue()
                 }
             } catch JSONValueError.duplicateKey(let path) {
-                throw JSONValueError.duplicateKey(path: path.hasPrefix("[") ? name + path : name + "." + path)
+                throw JSONValueError.duplicateKey(path: JSONValueError.path(name, path))
             }
             skipWhitespace()
             switch current {

@@ -33,6 +33,11 @@ public enum JSONValueError: Error, Sendable, Equatable, CustomStringConvertible 
         case .duplicateKey(let path): return "\(path) is given more than once in its object"
         }
     }
+
+    /// A duplicate's path one level out: `inner` (`name`, `[2].name`, ...) under the member name or `[index]` `outer`.
+    static func path(_ outer: String, _ inner: String) -> String {
+        inner.hasPrefix("[") ? outer + inner : outer + "." + inner
+    }
 }
 
 extension JSONValue {
