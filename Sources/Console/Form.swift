@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// The fields of an `application/x-www-form-urlencoded` body, names and values percent-decoded (`+` is a space);
 /// a field that is not UTF-8 once decoded is left out.
@@ -28,7 +29,8 @@ struct Form {
                 output.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"),
                       bytes.distance(from: index, to: bytes.endIndex) >= 3,
-                      let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                      let high = PercentDecoding.hexValue(bytes[index + 1]),
+                      let low = PercentDecoding.hexValue(bytes[index + 2]) {
                 output.append(high << 4 | low)
                 index += 2
             } else {
@@ -37,15 +39,6 @@ struct Form {
             index += 1
         }
         return String(validating: output, as: UTF8.self)
-    }
-
-    private static func hex(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -123,7 +123,7 @@ func acceptsGzip(_ headers: [String]) -> Bool {
     return (gzip ?? wildcard ?? 0) > 0
 }
 
-enum PercentDecoding {
+public enum PercentDecoding {
     /// `%XX` sequences decoded, then read as UTF-8; nil for a malformed escape or bytes that are not UTF-8.
     static func text(_ raw: ArraySlice<UInt8>) -> String? {
         var bytes: [UInt8] = []
@@ -145,7 +145,8 @@ enum PercentDecoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// A hex digit's value, either case; nil for any other byte.
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
