@@ -12,29 +12,62 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// ``placed(at:version:)``).
     public private(set) var position: Int64
     public private(set) var version: Int64
-    public let eventId: UUID
-    public let stream: String
-    public let type: String
-    let entityKind: String
-    let entityId: String
+    /// Everything else, read once and never changed, in one shared box: the event is copied from batch to append to
+    /// projector, and a copy then counts one reference rather than one for each of its strings.
+    private let values: Box
+
+    public var eventId: UUID { values.fields.eventId }
+    public var stream: String { values.fields.stream }
+    public var type: String { values.fields.type }
+    var entityKind: String { values.fields.entityKind }
+    var entityId: String { values.fields.entityId }
     /// The metadata's `capturedAt`.
-    let capturedAt: Date?
-    let app: String?
+    var capturedAt: Date? { values.fields.capturedAt }
+    var app: String? { values.fields.app }
     /// The sender's operating system as sent (`data.actor.os`).
-    let os: String?
+    var os: String? { values.fields.os }
     /// The sender's platform (``Platform/of(explicit:os:)``), stored with its fix for the reports by platform.
-    let platform: Platform?
+    var platform: Platform? { values.fields.platform }
     /// The UTC day of the metadata's `receivedAt` (`YYYY-MM-DD`), for the daily counts.
-    let receivedDay: String?
+    var receivedDay: String? { values.fields.receivedDay }
     /// The UTC day of the metadata's `capturedAt`, for the fixes per day.
-    let capturedDay: String?
-    let fix: Fix?
-    let failure: Failure?
-    let visit: Visit?
+    var capturedDay: String? { values.fields.capturedDay }
+    var fix: Fix? { values.fields.fix }
+    var failure: Failure? { values.fields.failure }
+    var visit: Visit? { values.fields.visit }
     /// A terminal's bind or unbind.
-    public let binding: TerminalBinding.Change?
+    public var binding: TerminalBinding.Change? { values.fields.binding }
     /// The event's rows in the history tables, rendered where the event is read (off the append's critical path).
-    private(set) var rows = Projector.Rows()
+    var rows: Projector.Rows { values.rows }
+
+    /// What an event holds besides its place in the log; ``Projector/rows(of:)`` renders its rows from these.
+    struct Fields: Sendable, Equatable {
+        let eventId: UUID
+        let stream, type, entityKind, entityId: String
+        let capturedAt: Date?
+        let app, os: String?
+        let platform: Platform?
+        let receivedDay, capturedDay: String?
+        let fix: Fix?
+        let failure: Failure?
+        let visit: Visit?
+        let binding: TerminalBinding.Change?
+    }
+
+    private final class Box: Sendable {
+        let fields: Fields
+        let rows: Projector.Rows
+
+        init(_ fields: Fields) {
+            self.fields = fields
+            rows = Projector.rows(of: fields)
+        }
+    }
+
+    public static func == (a: ProjectedEvent, b: ProjectedEvent) -> Bool {
+        a.position == b.position && a.version == b.version
+            && (a.values === b.values || (a.values.fields == b.values.fields && a.values.rows == b.values.rows))
+    }
 
     /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it.
     public struct Fix: Sendable, Equatable {
@@ -267,44 +300,36 @@ public struct ProjectedEvent: Sendable, Equatable {
         capturedInstant: Date? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
         boundMerchantId: String?
     ) throws {
-        self.position = position
-        self.version = version
-        self.eventId = eventId
-        self.stream = stream
-        self.type = type
         guard let dash = stream.utf8.firstIndex(of: UInt8(ascii: "-")) else {
             throw ProjectionError(position, "stream \(stream) has no category")
         }
-        entityKind = String(stream[..<dash])
-        entityId = String(stream[stream.utf8.index(after: dash)...])
+        let entityId = String(stream[stream.utf8.index(after: dash)...])
+        let captured: Date?
         if let capturedInstant, capturedAt != nil {
             // As the text reads back, so that an event built at ingest equals the same event read back from the log.
-            self.capturedAt = capturedInstant.postgresInstant
+            captured = capturedInstant.postgresInstant
         } else {
-            self.capturedAt = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
+            captured = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
         }
-        self.app = app
-        self.os = os
-        self.platform = platform
-        receivedDay = receivedAt.map(Self.day(of:))
-        capturedDay = capturedAt.map(Self.day(of:))
-        self.fix = fix
-        self.failure = failure
-        self.visit = visit
         if (fix != nil || failure != nil) && capturedAt == nil {
             throw ProjectionError(position, "metadata.capturedAt is missing")
         }
+        var binding: TerminalBinding.Change?
         if let kind = Self.bindingKind(of: type) {
             guard let boundMerchantId else { throw ProjectionError(position, "data.merchantId is missing") }
             // A bind carries a fix and so a capture time; an unbind has only the receive time.
-            guard let at = try self.capturedAt ?? receivedAt.map({ try Self.time($0, "metadata.receivedAt", position: position) }) else {
+            guard let at = try captured ?? receivedAt.map({ try Self.time($0, "metadata.receivedAt", position: position) }) else {
                 throw ProjectionError(position, "metadata.receivedAt is missing")
             }
             binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: at)
-        } else {
-            binding = nil
         }
-        rows = Projector.rows(of: self)
+        let fields = Fields(
+            eventId: eventId, stream: stream, type: type, entityKind: String(stream[..<dash]), entityId: entityId,
+            capturedAt: captured, app: app, os: os, platform: platform, receivedDay: receivedAt.map(Self.day(of:)),
+            capturedDay: capturedAt.map(Self.day(of:)), fix: fix, failure: failure, visit: visit, binding: binding)
+        self.position = position
+        self.version = version
+        values = Box(fields)
     }
 
     /// The day UTC `timestamptz` text starts with: its first ten characters. Taken as bytes when those and the one

@@ -80,7 +80,7 @@ public struct Projector: Sendable {
     /// A visit record carries its own fix's position, provider and app, for the visit-distance report.
     static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at, lat, lon, provider, app"
 
-    static func rows(of event: ProjectedEvent) -> Rows {
+    static func rows(of event: ProjectedEvent.Fields) -> Rows {
         var rows = Rows()
         if let fix = event.fix {
             var row = CopyRow(format: .binary)
