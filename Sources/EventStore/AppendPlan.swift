@@ -30,19 +30,20 @@ struct AppendPlan: Sendable {
             var index: [String: Int] = [:]
             var names: [String] = []
             var ofEvent: [Int] = []
+            index.reserveCapacity(events.count)
             ofEvent.reserveCapacity(events.count)
             for event in events {
                 let next = names.count
-                let found = index[event.stream, default: next]
-                if found == next {
-                    index[event.stream] = next
-                    names.append(event.stream)
-                }
+                // One lookup: a stream not seen yet takes the next index as it is looked up.
+                let found = Self.value(of: &index[event.stream, default: next])
+                if found == next { names.append(event.stream) }
                 ofEvent.append(found)
             }
             self.names = names
             self.ofEvent = ofEvent
         }
+
+        private static func value(of slot: inout Int) -> Int { slot }
     }
 
     /// - Parameters:

@@ -20,7 +20,7 @@ package final class AppendPlanner {
     private var logHead: LogHead?
     private var heads: DecidedState<String, StreamHead>
     /// The events appended by the batches decided last, newest last: some may still be on their way to the log.
-    private var recent: [[UUID: StoredIdentity]] = []
+    private var recent: [DecidedEvents] = []
     /// Batches decided but perhaps not yet committed: the one being written and the one waiting for it.
     private let inFlight: Int
 
@@ -49,17 +49,35 @@ package final class AppendPlanner {
 
     /// Takes in what a decided batch changes, for the batches after it.
     private func remember(_ plan: AppendPlan, of events: [NewEvent]) {
-        var appended: [UUID: StoredIdentity] = [:]
-        appended.reserveCapacity(plan.appended.count)
-        for event in plan.appended {
-            let new = events[event.index]
-            appended[event.eventId] = StoredIdentity(
-                stream: new.stream, version: event.version, position: event.position, type: new.type, data: new.data)
-        }
-        recent.append(appended)
+        recent.append(DecidedEvents(events: events, appended: plan.appended))
         if recent.count > inFlight { recent.removeFirst() }
         heads.decided(plan.heads)
         logHead = plan.logHead
+    }
+}
+
+/// The events a decided batch appends, by id, as the batches after it look their ids up (``EventLog/plan(_:after:knownHeads:alsoStored:on:)``):
+/// each event's place, and its identity made only for an id found again.
+struct DecidedEvents: Sendable {
+    private let events: [NewEvent]
+    private let appended: [AppendedEvent]
+    /// Each appended event's index in `appended`.
+    private let byId: [UUID: Int]
+
+    init(events: [NewEvent], appended: [AppendedEvent]) {
+        self.events = events
+        self.appended = appended
+        var byId: [UUID: Int] = [:]
+        byId.reserveCapacity(appended.count)
+        for (index, event) in appended.enumerated() { byId[event.eventId] = index }
+        self.byId = byId
+    }
+
+    subscript(eventId: UUID) -> StoredIdentity? {
+        guard let index = byId[eventId] else { return nil }
+        let event = appended[index]
+        let new = events[event.index]
+        return StoredIdentity(stream: new.stream, version: event.version, position: event.position, type: new.type, data: new.data)
     }
 }
 

@@ -143,7 +143,7 @@ public struct EventLog: Sendable {
     /// yet) on top.
     func plan(
         _ events: [NewEvent], after logHead: LogHead, knownHeads: (String) -> StreamHead?,
-        alsoStored: [[UUID: StoredIdentity]] = [], on connection: Connection
+        alsoStored: [DecidedEvents] = [], on connection: Connection
     ) throws -> AppendPlan {
         let streams = AppendPlan.Streams(events)
         var heads = streams.names.map(knownHeads)
