@@ -114,15 +114,16 @@ public struct CanonicalObjectWriter: ~Copyable {
 
     /// ``JSONValue/quoted(_:)`` of `value`.
     private mutating func write(_ value: String) {
-        var value = value
-        let plain = value.withUTF8 { bytes in
+        // In place when the string is contiguous, as a native one is: through a copy, each value counted a
+        // reference to it and gave it back.
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
             guard JSONValue.needsNoEscape(bytes) else { return false }
             buffer.append(UInt8(ascii: "\""))
             buffer.append(bytes)
             buffer.append(UInt8(ascii: "\""))
             return true
         }
-        if !plain {
+        if plain != true {
             var escaped: [UInt8] = []
             JSONValue.writeString(value, into: &escaped)
             buffer.append(escaped)

@@ -279,24 +279,25 @@ extension JSONParser {
             guard current == UInt8(ascii: ":") else { throw expected("':'") }
             index += 1
             skipWhitespace()
-            let name = member.map { object.names[$0] } ?? unknownName
             do {
                 if let member {
-                    if seen & (1 << member) != 0 { repeated = repeated ?? name }
+                    // A known member's name is taken only for an error: taken for every member, it cost a reference
+                    // counted and given back each time.
+                    if seen & (1 << member) != 0 { repeated = repeated ?? object.names[member] }
                     seen |= 1 << member
                     record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: record)
                 } else {
                     // Names are the same by their code points, not by String's canonical equivalence.
-                    if unknownSeen.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
-                        repeated = repeated ?? name
+                    if unknownSeen.contains(where: { $0.utf8.elementsEqual(unknownName.utf8) }) {
+                        repeated = repeated ?? unknownName
                     } else {
-                        unknownSeen.append(name)
+                        unknownSeen.append(unknownName)
                     }
-                    record.unknownMembers.append((kind, name))
+                    record.unknownMembers.append((kind, unknownName))
                     _ = try parseValue()
                 }
             } catch JSONValueError.duplicateKey(let path) {
-                throw JSONValueError.duplicateKey(path: JSONValueError.path(name, path))
+                throw JSONValueError.duplicateKey(path: JSONValueError.path(member.map { object.names[$0] } ?? unknownName, path))
             }
             skipWhitespace()
             switch current {
