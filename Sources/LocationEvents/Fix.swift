@@ -42,41 +42,65 @@ public struct Fix: Sendable, Hashable {
 }
 
 /// A reverse-geocoded address as the SDK returned it. Every part is optional.
+///
+/// Its parts are kept in one shared, immutable box, replaced when a part is set: a fix is copied from the validator
+/// to the assessment, the metadata and the projections, and each copy then counts one reference rather than one per
+/// part.
 public struct Address: Sendable, Hashable {
-    public var country: String?
+    private var parts: Parts
+
+    public var country: String? { get { parts.values.country } set { parts = parts.with { $0.country = newValue } } }
     /// Province, autonomous region, municipality or SAR (CoreLocation's `administrativeArea`).
-    public var province: String?
+    public var province: String? { get { parts.values.province } set { parts = parts.with { $0.province = newValue } } }
     /// CoreLocation's `locality`.
-    public var city: String?
+    public var city: String? { get { parts.values.city } set { parts = parts.with { $0.city = newValue } } }
     /// CoreLocation's `subLocality`.
-    public var district: String?
+    public var district: String? { get { parts.values.district } set { parts = parts.with { $0.district = newValue } } }
     /// CoreLocation's `thoroughfare`.
-    public var street: String?
+    public var street: String? { get { parts.values.street } set { parts = parts.with { $0.street = newValue } } }
     /// CoreLocation's `subThoroughfare`.
-    public var streetNumber: String?
-    public var poiName: String?
-    public var formatted: String?
+    public var streetNumber: String? {
+        get { parts.values.streetNumber }
+        set { parts = parts.with { $0.streetNumber = newValue } }
+    }
+    public var poiName: String? { get { parts.values.poiName } set { parts = parts.with { $0.poiName = newValue } } }
+    public var formatted: String? { get { parts.values.formatted } set { parts = parts.with { $0.formatted = newValue } } }
     /// The six-digit Chinese administrative division code (Tencent, AMap).
-    public var adcode: String?
+    public var adcode: String? { get { parts.values.adcode } set { parts = parts.with { $0.adcode = newValue } } }
 
     public init(
         country: String? = nil, province: String? = nil, city: String? = nil, district: String? = nil,
         street: String? = nil, streetNumber: String? = nil, poiName: String? = nil, formatted: String? = nil,
         adcode: String? = nil
     ) {
-        self.country = country
-        self.province = province
-        self.city = city
-        self.district = district
-        self.street = street
-        self.streetNumber = streetNumber
-        self.poiName = poiName
-        self.formatted = formatted
-        self.adcode = adcode
+        parts = Parts(Values(
+            country: country, province: province, city: city, district: district, street: street,
+            streetNumber: streetNumber, poiName: poiName, formatted: formatted, adcode: adcode))
     }
+
+    public static func == (a: Address, b: Address) -> Bool { a.parts === b.parts || a.parts.values == b.parts.values }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(parts.values) }
 
     /// The JSON field names, in the order messages list them.
     public static let fieldNames = AddressMember.names
+
+    private struct Values: Sendable, Hashable {
+        var country, province, city, district, street, streetNumber, poiName, formatted, adcode: String?
+    }
+
+    private final class Parts: Sendable {
+        let values: Values
+
+        init(_ values: consuming Values) { self.values = values }
+
+        /// A new box with the change made.
+        func with(_ change: (inout Values) -> Void) -> Parts {
+            var values = values
+            change(&values)
+            return Parts(values)
+        }
+    }
 }
 
 /// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.

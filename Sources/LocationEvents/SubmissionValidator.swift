@@ -45,7 +45,8 @@ public struct SubmissionValidator: Sendable {
         }
         let top = Members<SubmissionMember>(record: record, object: SubmissionFormat.top)
         var checker = FieldChecker(record)
-        let eventId = self.eventId(top, &checker)
+        let eventIdText = top[.eventId].flatMap { $0.kind == .string ? record.string($0) : nil }
+        let eventId = self.eventId(eventIdText, top, &checker)
         let type = self.type(top, &checker)
         let expectedVersion = self.expectedVersion(top, &checker)
         let actor = self.actor(top, &checker)
@@ -56,14 +57,13 @@ public struct SubmissionValidator: Sendable {
                 of: SubmissionFormat.top, at: "", known: { known & (1 << $0) != 0 }, in: "a \(type.rawValue) submission")
         }
 
-        let eventIdText = top[.eventId].flatMap { $0.kind == .string ? record.string($0) : nil }
-        guard checker.errors.isEmpty, let eventId, let body, let eventIdText else {
+        guard checker.errors.isEmpty, let eventId, let body, var eventIdText else {
             return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: type)
         }
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
         var changes: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
-        if eventIdText.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) {
+        if eventIdText.withUTF8({ $0.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) } }) {
             changes.append((SubmissionMember.eventId.rawValue, eventId.uuidString.lowercased()))
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
@@ -72,8 +72,9 @@ public struct SubmissionValidator: Sendable {
             eventIdText: eventIdText, type: type)
     }
 
-    private func eventId(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> UUID? {
-        guard let text = checker.string(object, .eventId, at: "", required: true) else { return nil }
+    /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
+    private func eventId(_ text: String?, _ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> UUID? {
+        guard let text = text ?? checker.string(object, .eventId, at: "", required: true) else { return nil }
         guard let uuid = Self.uuid(text) else {
             checker.fail("eventId", .invalidUUID, "eventId must be a UUID such as 0b9c2a4e-3f1d-4a51-9a8e-5f7c1d2e3a40")
             return nil
