@@ -89,8 +89,12 @@ public struct CopyRow: Sendable, Equatable {
 
     /// A text value, escaped in text; nil is SQL NULL.
     public mutating func text(_ value: String?) {
-        guard var value else { return null() }
-        value.withUTF8 { bytes($0) }
+        guard let value else { return null() }
+        // In place: through a copy of the string, each field counted a reference to it and gave it back.
+        if value.utf8.withContiguousStorageIfAvailable({ textBytes($0) }) == nil {
+            var copy = value
+            copy.withUTF8 { textBytes($0) }
+        }
     }
 
     /// UTF-8 text given as bytes, escaped in text.
