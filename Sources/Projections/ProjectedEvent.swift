@@ -58,9 +58,9 @@ public struct ProjectedEvent: Sendable, Equatable {
         let fields: Fields
         let rows: Projector.Rows
 
-        init(_ fields: Fields) {
-            self.fields = fields
+        init(_ fields: consuming Fields) {
             rows = Projector.rows(of: fields)
+            self.fields = fields
         }
     }
 
@@ -69,8 +69,9 @@ public struct ProjectedEvent: Sendable, Equatable {
             && (a.values === b.values || (a.values.fields == b.values.fields && a.values.rows == b.values.rows))
     }
 
-    /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it.
-    public struct Fix: Sendable, Equatable {
+    /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it. Immutable, and a class,
+    /// so that the summaries keep an entity's newest fix by one reference rather than one per text.
+    public final class Fix: Sendable, Equatable {
         let lat, lon, horizontalAccuracy: Double
         let authorization, accuracy, provider, region: String
         let nearBoundary, claimMismatch: Bool
@@ -83,6 +84,14 @@ public struct ProjectedEvent: Sendable, Equatable {
             (self.lat, self.lon, self.horizontalAccuracy) = (lat, lon, horizontalAccuracy)
             (self.authorization, self.accuracy, self.provider, self.region) = (authorization, accuracy, provider, region)
             (self.nearBoundary, self.claimMismatch, self.adcode) = (nearBoundary, claimMismatch, adcode)
+        }
+
+        public static func == (a: Fix, b: Fix) -> Bool {
+            a === b
+                || (a.lat == b.lat && a.lon == b.lon && a.horizontalAccuracy == b.horizontalAccuracy
+                    && a.authorization == b.authorization && a.accuracy == b.accuracy && a.provider == b.provider
+                    && a.region == b.region && a.nearBoundary == b.nearBoundary && a.claimMismatch == b.claimMismatch
+                    && a.adcode == b.adcode)
         }
     }
 
