@@ -26,21 +26,26 @@ public enum EventHash {
     }
 
     /// Hashes a batch's events one after another: ``EventHash/chain(previous:_:position:recordedAt:version:)`` and
-    /// ``EventHash/logChain(previous:hash:)`` with one digest context, and the bytes from the position to the end
-    /// written into one buffer kept from event to event.
+    /// ``EventHash/logChain(previous:hash:)`` with one digest context; the data and metadata read where the event's
+    /// COPY columns hold them, and the bytes between and after them written into buffers kept from event to event.
     struct Chainer: ~Copyable {
         private var hasher = SHA256.Hasher()
+        /// `,"eventId":"…","metadata":`
+        private var middle: [UInt8] = []
         /// `,"position":<position>,"recordedAt":<microseconds>,"stream":"…","type":"…","version":<version>}`
         private var end: [UInt8] = []
 
         mutating func chain(previous: Digest, _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> Digest {
+            let rendered = event.rendered
+            middle.removeAll(keepingCapacity: true)
+            writeEventIdMember(event.eventId, into: &middle)
             end.removeAll(keepingCapacity: true)
-            writeEnd(position: position, recordedAt: recordedAt, tail: event.rendered.canonicalTail, version: version, into: &end)
+            writeEnd(position: position, recordedAt: recordedAt, stream: event.stream, type: event.type, version: version, into: &end)
             hasher.update(previous)
             hasher.update(dataKey)
-            hasher.update(event.data)
-            hasher.update(event.rendered.eventIdMember)
-            hasher.update(event.metadata)
+            rendered.copyColumns.withBytes(in: rendered.data) { hasher.update($0) }
+            hasher.update(middle)
+            rendered.copyColumns.withBytes(in: rendered.metadata) { hasher.update($0) }
             hasher.update(end)
             return hasher.finish()
         }
@@ -58,67 +63,51 @@ public enum EventHash {
         position: Int64, eventId: UUID, stream: String, version: Int64, type: String,
         recordedAt: Timestamp, data: Data, metadata: Data
     ) -> [UInt8] {
-        var end: [UInt8] = []
-        writeEnd(position: position, recordedAt: recordedAt, tail: canonicalTail(stream: stream, type: type), version: version, into: &end)
-        return dataKey + data + eventIdMember(eventId) + metadata + end
+        var bytes = dataKey + data
+        writeEventIdMember(eventId, into: &bytes)
+        bytes += metadata
+        writeEnd(position: position, recordedAt: recordedAt, stream: stream, type: type, version: version, into: &bytes)
+        return bytes
     }
 
     private static let dataKey = Array("{\"data\":".utf8)
     private static let positionKey = Array(",\"position\":".utf8)
 
-    /// `,"eventId":"…","metadata":`
-    static func eventIdMember(_ eventId: UUID) -> [UInt8] {
-        // Written at once into an array of its size: a uuid's text needs no escape, so it is written quoted as it is,
-        // without making a string of it first.
-        let count = eventIdKey.count + UUID.textCount + 2 + metadataKey.count
-        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
-            var index = 0
-            func write(_ part: [UInt8]) {
-                for byte in part {
-                    bytes[index] = byte
-                    index += 1
-                }
-            }
-            write(eventIdKey)
-            bytes[index] = UInt8(ascii: "\"")
-            eventId.writeLowercasedText(into: UnsafeMutableBufferPointer(rebasing: bytes[(index + 1)...]))
-            index += 1 + UUID.textCount
-            bytes[index] = UInt8(ascii: "\"")
-            index += 1
-            write(metadataKey)
-            initialized = index
+    /// Appends `,"eventId":"…","metadata":`: a uuid's text needs no escape, so it is written quoted as it is, without
+    /// making a string of it first.
+    private static func writeEventIdMember(_ eventId: UUID, into bytes: inout [UInt8]) {
+        bytes += eventIdKey
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UUID.textCount) { text in
+            eventId.writeLowercasedText(into: text)
+            bytes.append(contentsOf: text)
         }
+        bytes.append(UInt8(ascii: "\""))
+        bytes += metadataKey
     }
 
     private static let eventIdKey = Array(",\"eventId\":".utf8)
     private static let metadataKey = Array(",\"metadata\":".utf8)
 
-    /// Appends `,"position":<position>,"recordedAt":<microseconds>` + `tail` (``canonicalTail(stream:type:)``) +
-    /// `<version>}`: the canonical bytes after the metadata.
-    private static func writeEnd(position: Int64, recordedAt: Timestamp, tail: [UInt8], version: Int64, into bytes: inout [UInt8]) {
+    /// Appends `,"position":<position>,"recordedAt":<microseconds>,"stream":"…","type":"…","version":<version>}`: the
+    /// canonical bytes after the metadata.
+    private static func writeEnd(
+        position: Int64, recordedAt: Timestamp, stream: String, type: String, version: Int64, into bytes: inout [UInt8]
+    ) {
         bytes += positionKey
         JSONValue.writeInteger(position, into: &bytes)
         bytes += recordedAtKey
         JSONValue.writeInteger(recordedAt.microseconds, into: &bytes)
-        bytes += tail
-        JSONValue.writeInteger(version, into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    private static let recordedAtKey = Array(",\"recordedAt\":".utf8)
-
-    /// `,"stream":"…","type":"…","version":`
-    static func canonicalTail(stream: String, type: String) -> [UInt8] {
-        // Room for the usual case at once, names without escapes, rather than grown again and again.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(streamKey.count + typeKey.count + versionKey.count + stream.utf8.count + type.utf8.count + 4)
         bytes += streamKey
         JSONValue.writeString(stream, into: &bytes)
         bytes += typeKey
         JSONValue.writeString(type, into: &bytes)
         bytes += versionKey
-        return bytes
+        JSONValue.writeInteger(version, into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
     }
+
+    private static let recordedAtKey = Array(",\"recordedAt\":".utf8)
 
     private static let streamKey = Array(",\"stream\":".utf8)
     private static let typeKey = Array(",\"type\":".utf8)

@@ -23,18 +23,19 @@ public struct NewEvent: Sendable, Equatable {
     public var stream: String { fields.stream }
     public var type: String { fields.type }
     /// What the client submitted. Two events with one id are the same event when stream, type and data are equal.
-    public var data: Data { fields.data }
+    /// Kept only in the event's rendered COPY columns, and copied out here.
+    public var data: Data { rendered.copyColumns.withBytes(in: rendered.data) { Data($0) } }
     /// What the server added. Not part of the idempotency comparison: a resend computes it anew.
-    public var metadata: Data { fields.metadata }
+    public var metadata: Data { rendered.copyColumns.withBytes(in: rendered.metadata) { Data($0) } }
     public var expectedVersion: ExpectedVersion { fields.expectedVersion }
-    /// What can be written of the event before the append gives it a position: its COPY columns and the parts of
-    /// its canonical bytes. Rendered where the event is made, so that the append, which holds the lock, only
-    /// fills in position, version and hash.
+    /// What can be written of the event before the append gives it a position: its COPY columns, which hold its
+    /// data and metadata. Rendered where the event is made, so that the append, which holds the lock, only fills
+    /// in position, version and hash.
     var rendered: RenderedEvent { fields.rendered }
 
     public init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion = .any) {
         fields = Fields(
-            eventId: eventId, stream: stream, type: type, data: data, metadata: metadata, expectedVersion: expectedVersion,
+            eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion,
             rendered: RenderedEvent(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata))
     }
 
@@ -49,28 +50,24 @@ public struct NewEvent: Sendable, Equatable {
         let eventId: UUID
         let stream: String
         let type: String
-        let data: Data
-        let metadata: Data
         let expectedVersion: ExpectedVersion
         let rendered: RenderedEvent
 
-        init(
-            eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion,
-            rendered: RenderedEvent
-        ) {
-            (self.eventId, self.stream, self.type, self.data) = (eventId, stream, type, data)
-            (self.metadata, self.expectedVersion, self.rendered) = (metadata, expectedVersion, rendered)
+        init(eventId: UUID, stream: String, type: String, expectedVersion: ExpectedVersion, rendered: RenderedEvent) {
+            (self.eventId, self.stream, self.type) = (eventId, stream, type)
+            (self.expectedVersion, self.rendered) = (expectedVersion, rendered)
         }
     }
 }
 
-/// The parts of an event's stored row and canonical bytes that do not depend on where it is appended.
+/// The parts of an event's stored row that do not depend on where it is appended: its first COPY columns, in
+/// binary, which hold its data and metadata, the only copy of them the event keeps.
 struct RenderedEvent: Sendable, Equatable {
     /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`), in binary.
     let copyColumns: CopyRow
-    /// Parts of the canonical bytes (see ``EventHash``): the event id's member, and from the stream to the version.
-    let eventIdMember: [UInt8]
-    let canonicalTail: [UInt8]
+    /// Where the data's and the metadata's bytes lie in `copyColumns`.
+    let data: Range<Int>
+    let metadata: Range<Int>
 
     init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
         var columns = CopyRow(format: .binary)
@@ -80,10 +77,10 @@ struct RenderedEvent: Sendable, Equatable {
         columns.text(stream)
         columns.text(type)
         columns.bytes(data)
+        self.data = columns.byteCount - data.count..<columns.byteCount
         columns.bytes(metadata)
+        self.metadata = columns.byteCount - metadata.count..<columns.byteCount
         copyColumns = columns
-        eventIdMember = EventHash.eventIdMember(eventId)
-        canonicalTail = EventHash.canonicalTail(stream: stream, type: type)
     }
 }
 

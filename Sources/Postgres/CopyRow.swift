@@ -18,6 +18,15 @@ public struct CopyRow: Sendable, Equatable {
         buffer = []
     }
 
+    /// How many bytes the fields take so far: a binary field rendered ahead lies after its 4-byte length, from
+    /// the count before it to the count after.
+    public var byteCount: Int { buffer.count }
+
+    /// The rendered bytes in `range` (of ``byteCount``s), read in place.
+    public func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// Makes room for `bytes` more bytes of fields, so that rendering a large row ahead does not grow its buffer
     /// again and again.
     public mutating func reserveCapacity(_ bytes: Int) {

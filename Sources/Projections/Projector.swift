@@ -34,7 +34,7 @@ public struct Projector: Sendable {
     /// the append writes itself (replay carries them forward once all its chunks are read).
     public func projectHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
         try copyHistory(events, on: connection)
-        var totals = SummaryTotals()
+        var totals = SummaryTotals(batchOf: events.count)
         totals.add(events)
         try totals.upsert(into: schema, on: connection)
     }

@@ -61,6 +61,14 @@ struct SummaryTotals {
     private var buckets: [BucketKey: (fixes: Int64, mismatches: Int64)] = [:]
     private var latest: [LatestKey: Newest] = [:]
 
+    init() {}
+
+    /// Totals about to count one batch of `events` events: room for an entity's newest fix per event at once, rather
+    /// than the table grown and every key hashed again at each doubling.
+    init(batchOf events: Int) {
+        latest.reserveCapacity(events)
+    }
+
     /// What `latest_fixes` keeps of an entity's newest fix, without the rest of its event.
     private struct Newest {
         let capturedAt: Date

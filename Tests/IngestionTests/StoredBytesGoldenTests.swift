@@ -3,6 +3,7 @@ import CivilCalendar
 import Foundation
 import Geo
 @testable import Ingestion
+import JSON
 import LocationEvents
 @testable import Postgres
 @testable import Projections
@@ -15,6 +16,16 @@ import Testing
 struct StoredBytesGoldenTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let recordedAt = Timestamp(microseconds: 1_800_000_000_123_456)
+
+    /// The canonical bytes between an event's data and its metadata: `,"eventId":"…","metadata":`.
+    static func eventIdMember(_ event: NewEvent) -> [UInt8] {
+        Array((",\"eventId\":\"" + event.eventId.lowercasedText + "\",\"metadata\":").utf8)
+    }
+
+    /// The canonical bytes from an event's stream to its version: `,"stream":"…","type":"…","version":`.
+    static func canonicalTail(_ event: NewEvent) -> [UInt8] {
+        Array((",\"stream\":" + JSONValue.quoted(event.stream) + ",\"type\":" + JSONValue.quoted(event.type) + ",\"version\":").utf8)
+    }
 
     /// The input's lines, prepared as the ingest's reading thread prepares them.
     static func prepared() throws -> PreparedBatch {
@@ -45,8 +56,8 @@ struct StoredBytesGoldenTests {
             events += event.data
             events += event.metadata
             events += event.rendered.copyColumns.buffer
-            events += event.rendered.eventIdMember
-            events += event.rendered.canonicalTail
+            events += Self.eventIdMember(event)
+            events += Self.canonicalTail(event)
         }
         var rows: [UInt8] = []
         for event in batch.projected {
