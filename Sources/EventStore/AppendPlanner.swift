@@ -56,8 +56,9 @@ package final class AppendPlanner {
     }
 }
 
-/// The events a decided batch appends, by id, as the batches after it look their ids up (``EventLog/plan(_:after:knownHeads:alsoStored:on:)``):
-/// each event's place, and its identity made only for an id found again.
+/// The events a decided batch appends, by id, as the batches after it look their ids up
+/// (``EventLog/plan(_:after:knownHeads:alsoStored:on:)``): each event's place, and its identity made only for an id
+/// found again.
 struct DecidedEvents: Sendable {
     private let events: [NewEvent]
     private let appended: [AppendedEvent]
