@@ -29,8 +29,8 @@ public struct NewEvent: Sendable, Equatable {
     public var metadata: Data { rendered.copyColumns.withBytes(in: rendered.metadata) { Data($0) } }
     public var expectedVersion: ExpectedVersion { fields.expectedVersion }
     /// What can be written of the event before the append gives it a position: its COPY columns, which hold its
-    /// data and metadata. Rendered where the event is made, so that the append, which holds the lock, only fills
-    /// in position, version and hash.
+    /// data and metadata. Rendered where the event is made; the canonical bytes around them are written as the event
+    /// is hashed, and the writer, which holds the lock, adds position, version, time and hashes to the columns.
     var rendered: RenderedEvent { fields.rendered }
 
     public init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion = .any) {
@@ -70,7 +70,7 @@ struct RenderedEvent: Sendable, Equatable {
     let metadata: Range<Int>
 
     init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
-        var columns = CopyRow(format: .binary)
+        var columns = CopyRow(format: .binary)  // binary: the values' bytes lie in the row as given
         // Each field is its 4-byte length and its bytes (a uuid is 16).
         columns.reserveCapacity(5 * 4 + 16 + stream.utf8.count + type.utf8.count + data.count + metadata.count)
         columns.uuid(eventId)

@@ -18,8 +18,8 @@ public struct CopyRow: Sendable, Equatable {
         buffer = []
     }
 
-    /// How many bytes the fields take so far: a binary field rendered ahead lies after its 4-byte length, from
-    /// the count before it to the count after.
+    /// How many bytes the fields take so far. In binary, a field's value is its bytes as given, after its 4-byte
+    /// length: the last `n` bytes once a value of `n` bytes is added. (In text, values are escaped.)
     public var byteCount: Int { buffer.count }
 
     /// The rendered bytes in `range` (of ``byteCount``s), read in place.

@@ -63,8 +63,9 @@ struct SummaryTotals {
 
     init() {}
 
-    /// Totals about to count one batch of `events` events: room for an entity's newest fix per event at once, rather
-    /// than the table grown and every key hashed again at each doubling.
+    /// Totals about to count one batch of `events` events: room for as many newest fixes (an entity's newest of any
+    /// quality and, for a precise fix, its newest precise one) at once, rather than the table grown and every key
+    /// hashed again at each doubling.
     init(batchOf events: Int) {
         latest.reserveCapacity(events)
     }

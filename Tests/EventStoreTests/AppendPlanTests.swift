@@ -62,7 +62,7 @@ struct AppendPlanTests {
         #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
     }
 
-    @Test("the canonical bytes from the stream to the version quote the stream and the type as JSON does, escaped or not")
+    @Test("the canonical bytes from the time to the end quote the stream and the type as JSON does, escaped or not")
     func canonicalTail() {
         for (stream, type) in [("merchant-M1", "VisitRecorded"), ("m-\"1", "T"), ("m-1", "T\\"), ("商户-上海", "T\u{1}"), ("", "")] {
             let bytes = EventHash.canonicalBytes(
@@ -71,6 +71,15 @@ struct AppendPlanTests {
             let expected = ",\"recordedAt\":5,\"stream\":" + JSONValue.quoted(stream) + ",\"type\":" + JSONValue.quoted(type)
                 + ",\"version\":4}"
             #expect(bytes.suffix(expected.utf8.count).elementsEqual(expected.utf8), "\(stream) \(type)")
+        }
+    }
+
+    @Test("an event's data and metadata read back from its rendered COPY columns are the bytes given, empty or holding a NUL")
+    func dataAndMetadataReadBack() {
+        for (data, metadata) in [("{\"a\":1}", "{}"), ("", ""), ("{\"a\":\"\u{0}\"}", "x\u{0}"), ("{}", "{\"b\":[1,2]}")] {
+            let event = NewEvent(eventId: UUID(), stream: "m-1", type: "T", data: Data(data.utf8), metadata: Data(metadata.utf8))
+            #expect(event.data == Data(data.utf8), "\(data)")
+            #expect(event.metadata == Data(metadata.utf8), "\(metadata)")
         }
     }
 
