@@ -99,11 +99,8 @@ public struct CopyRow: Sendable, Equatable {
     /// A text value, escaped in text; nil is SQL NULL.
     public mutating func text(_ value: String?) {
         guard let value else { return null() }
-        // In place: through a copy of the string, each field counted a reference to it and gave it back.
-        if value.utf8.withContiguousStorageIfAvailable({ textBytes($0) }) == nil {
-            var copy = value
-            copy.withUTF8 { textBytes($0) }
-        }
+        // Its UTF-8 read in place: through a copy of the string, each field counted a reference to it and gave it back.
+        bytes(value.utf8)
     }
 
     /// UTF-8 text given as bytes, escaped in text.
