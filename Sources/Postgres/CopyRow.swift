@@ -6,7 +6,7 @@ import Foundation
 public struct CopyRow: Sendable, Equatable {
     public let format: CopyFormat
     /// The rendered fields; in the writer's row, every row not sent yet.
-    var buffer: [UInt8]
+    var buffer = CopyBytes()
     /// Fields in the current row so far.
     var fields = 0
     /// Why the fields cannot be sent (a NUL character, which PostgreSQL text cannot hold); the writer throws it.
@@ -15,7 +15,6 @@ public struct CopyRow: Sendable, Equatable {
     /// Fields to render ahead of their row.
     public init(format: CopyFormat = .text) {
         self.format = format
-        buffer = []
     }
 
     /// How many bytes the fields take so far. In binary, a field's value is its bytes as given, after its 4-byte
@@ -24,13 +23,13 @@ public struct CopyRow: Sendable, Equatable {
 
     /// The rendered bytes in `range` (of ``byteCount``s), read in place.
     public func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        try buffer.withUnsafeBufferPointer { try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[range]))) }
     }
 
     /// Makes room for `bytes` more bytes of fields, so that rendering a large row ahead does not grow its buffer
     /// again and again.
     public mutating func reserveCapacity(_ bytes: Int) {
-        buffer.reserveCapacity(buffer.count + bytes)
+        buffer.reserveCapacity(bytes)
     }
 
     /// Inside the writer: appends one row built by `build`, whole or not at all.
@@ -48,15 +47,15 @@ public struct CopyRow: Sendable, Equatable {
             try build(&self)
             if let problem { throw PostgresError(.encoding, problem) }
         } catch {
-            buffer.removeSubrange(start...)
+            buffer.truncate(to: start)
             throw error
         }
         switch format {
         case .text:
             buffer.append(0x0A)
         case .binary:
-            buffer[start] = UInt8(truncatingIfNeeded: fields >> 8)
-            buffer[start + 1] = UInt8(truncatingIfNeeded: fields)
+            buffer.set(UInt8(truncatingIfNeeded: fields >> 8), at: start)
+            buffer.set(UInt8(truncatingIfNeeded: fields), at: start + 1)
         }
     }
 
@@ -66,24 +65,9 @@ public struct CopyRow: Sendable, Equatable {
         case .text:
             if fields > 0 { buffer.append(0x09) }
         case .binary:
-            Self.appendBigEndian(Int32(length ?? -1), to: &buffer)
+            buffer.append(bigEndian: Int32(length ?? -1))
         }
         fields += 1
-    }
-
-    /// Byte by byte: appending the value's bytes as a buffer goes through `Array`'s general path for sequences, which
-    /// took more instructions than the whole rest of most fields; and in appends written out, not in a loop over the
-    /// shifts, which cost more than the appends.
-    private static func appendBigEndian(_ value: Int32, to buffer: inout [UInt8]) {
-        buffer.append(UInt8(truncatingIfNeeded: value >> 24))
-        buffer.append(UInt8(truncatingIfNeeded: value >> 16))
-        buffer.append(UInt8(truncatingIfNeeded: value >> 8))
-        buffer.append(UInt8(truncatingIfNeeded: value))
-    }
-
-    private static func appendBigEndian(_ value: Int64, to buffer: inout [UInt8]) {
-        appendBigEndian(Int32(truncatingIfNeeded: value >> 32), to: &buffer)
-        appendBigEndian(Int32(truncatingIfNeeded: value), to: &buffer)
     }
 
     /// Fields rendered ahead, in their order, of the same format.
@@ -91,7 +75,7 @@ public struct CopyRow: Sendable, Equatable {
         precondition(other.format == format, "a \(other.format) COPY row appended to a \(format) one")
         guard other.fields > 0 else { return }
         if format == .text && fields > 0 { buffer.append(0x09) }
-        buffer.append(contentsOf: other.buffer)
+        buffer.append(other.buffer)
         fields += other.fields
         if problem == nil, let otherProblem = other.problem { problem = otherProblem }
     }
@@ -121,43 +105,54 @@ public struct CopyRow: Sendable, Equatable {
             separate()
             escape(value)
         case .binary:
-            separate(length: value.count)
+            buffer.appendField(value)
+            fields += 1
             if problem == nil, let base = value.baseAddress, memchr(base, 0, value.count) != nil { noteNUL() }
-            buffer.append(contentsOf: value)
         }
     }
 
     /// An integer: an int8 in binary.
     public mutating func integer(_ value: Int64) {
-        field(binaryLength: 8) { $0.append(contentsOf: String(value).utf8) } binary: { Self.appendBigEndian(value, to: &$0) }
+        switch format {
+        case .text: textField(String(value))
+        case .binary: binaryField(UInt64(bitPattern: value))
+        }
     }
 
     /// A float8, in text in the shortest form that reads back the same.
     public mutating func double(_ value: Double) {
-        field(binaryLength: 8) { $0.append(contentsOf: value.postgresText.utf8) } binary: {
-            Self.appendBigEndian(Int64(bitPattern: value.bitPattern), to: &$0)
+        switch format {
+        case .text: textField(value.postgresText)
+        case .binary: binaryField(value.bitPattern)
         }
     }
 
     public mutating func bool(_ value: Bool) {
-        field(binaryLength: 1) { $0.append(value ? UInt8(ascii: "t") : UInt8(ascii: "f")) } binary: { $0.append(value ? 1 : 0) }
+        switch format {
+        case .text: textField(value ? "t" : "f")
+        case .binary:
+            buffer.appendField(value ? 1 : 0)
+            fields += 1
+        }
     }
 
     /// A uuid.
     public mutating func uuid(_ value: UUID) {
-        field(binaryLength: 16) { $0.append(contentsOf: value.lowercasedText.utf8) } binary: { buffer in
-            withUnsafeBytes(of: value.uuid) { buffer.append(contentsOf: $0) }
+        switch format {
+        case .text: textField(value.lowercasedText)
+        case .binary:
+            withUnsafeBytes(of: value.uuid) { buffer.appendField($0.assumingMemoryBound(to: UInt8.self)) }
+            fields += 1
         }
     }
 
     /// A timestamptz, given in microseconds since 1970-01-01 UTC; nil is SQL NULL.
     public mutating func timestamp(microsecondsSince1970 value: Int64?) {
         guard let value else { return null() }
-        field(binaryLength: 8) {
-            $0.append(contentsOf: Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText.utf8)
-        } binary: {
-            // PostgreSQL counts from 2000-01-01 UTC.
-            Self.appendBigEndian(value - 946_684_800_000_000, to: &$0)
+        switch format {
+        case .text: textField(Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText)
+        // PostgreSQL counts from 2000-01-01 UTC.
+        case .binary: binaryField(UInt64(bitPattern: value - 946_684_800_000_000))
         }
     }
 
@@ -168,23 +163,30 @@ public struct CopyRow: Sendable, Equatable {
 
     /// A bytea, in text in hex form.
     public mutating func bytea(_ value: UnsafeRawBufferPointer) {
-        field(binaryLength: value.count) { buffer in
-            // `\x` with its backslash escaped for COPY.
-            buffer.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
-            ByteaHex.appendDigits(of: value, to: &buffer)
-        } binary: { $0.append(contentsOf: value) }
-    }
-
-    /// One field of a fixed kind, written in the row's format.
-    private mutating func field(binaryLength: Int, text: (inout [UInt8]) -> Void, binary: (inout [UInt8]) -> Void) {
         switch format {
         case .text:
             separate()
-            text(&buffer)
+            // `\x` with its backslash escaped for COPY, then the digits.
+            var text: [UInt8] = [0x5C, 0x5C, UInt8(ascii: "x")]
+            ByteaHex.appendDigits(of: value, to: &text)
+            text.withUnsafeBufferPointer { buffer.append($0) }
         case .binary:
-            separate(length: binaryLength)
-            binary(&buffer)
+            buffer.appendField(value.assumingMemoryBound(to: UInt8.self))
+            fields += 1
         }
+    }
+
+    /// A value of a fixed kind in text, which needs no escape.
+    private mutating func textField(_ text: String) {
+        separate()
+        var text = text
+        text.withUTF8 { buffer.append($0) }
+    }
+
+    /// A value of 8 bytes in binary: its length and its big-endian bytes, written at once.
+    private mutating func binaryField(_ value: UInt64) {
+        buffer.appendField(bigEndian: value)
+        fields += 1
     }
 
     public mutating func null() {
@@ -219,11 +221,11 @@ public struct CopyRow: Sendable, Equatable {
                 continue
             default: continue
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+            buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
             buffer.append(0x5C)
             buffer.append(escape)
             runStart = position + 1
         }
-        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 }

@@ -16,7 +16,8 @@ public final class CopyWriter {
         pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
         if format == .binary {
             // The signature, no flags, no header extension.
-            pending.buffer.append(contentsOf: Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8))
+            let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+            header.withUnsafeBufferPointer { pending.buffer.append($0) }
         }
     }
 
@@ -45,13 +46,13 @@ public final class CopyWriter {
 
     /// Sends what is left, with the binary format's end marker.
     func finish() throws {
-        if pending.format == .binary { pending.buffer.append(contentsOf: [0xFF, 0xFF]) }
+        if pending.format == .binary { pending.buffer.append(bigEndian: -1 as Int16) }
         try flush()
     }
 
     func flush() throws {
         guard !pending.buffer.isEmpty else { return }
         try pending.buffer.withUnsafeBufferPointer { try connection.sendCopyData($0) }
-        pending.buffer.removeAll(keepingCapacity: true)
+        pending.buffer.removeAll()
     }
 }

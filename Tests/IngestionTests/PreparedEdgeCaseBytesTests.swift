@@ -59,10 +59,10 @@ struct PreparedEdgeCaseBytesTests {
         var plan = AppendPlan(events: events, stored: [:], heads: [:], after: LogHead.empty, recordedAt: recordedAt)
         plan.decide { _ in nil }
         for (index, (line, event, projected)) in described.enumerated() {
-            var rest = event.rendered.copyColumns.buffer + StoredBytesGoldenTests.eventIdMember(event)
+            var rest = event.rendered.copyColumns.renderedBytes + StoredBytesGoldenTests.eventIdMember(event)
                 + StoredBytesGoldenTests.canonicalTail(event)
             for row in [projected.rows.fix, projected.rows.failure, projected.rows.visit] {
-                rest += row.map { [1] + $0.buffer } ?? [0]
+                rest += row.map { [1] + $0.renderedBytes } ?? [0]
             }
             lines[line] = [
                 "data: " + String(decoding: event.data, as: UTF8.self),

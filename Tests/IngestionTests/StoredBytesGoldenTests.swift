@@ -55,7 +55,7 @@ struct StoredBytesGoldenTests {
         for event in batch.events {
             events += event.data
             events += event.metadata
-            events += event.rendered.copyColumns.buffer
+            events += event.rendered.copyColumns.renderedBytes
             events += Self.eventIdMember(event)
             events += Self.canonicalTail(event)
         }
@@ -63,10 +63,15 @@ struct StoredBytesGoldenTests {
         for event in batch.projected {
             let placed = event.rows
             for row in [placed.fix, placed.failure, placed.visit] {
-                rows += row.map { [1] + $0.buffer } ?? [0]
+                rows += row.map { [1] + $0.renderedBytes } ?? [0]
             }
         }
         #expect(SHA256.digest(events).hex == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
         #expect(SHA256.digest(rows).hex == "d0074c4a9278767dd7b7f510f32292c080e8cad0f84451643d90f91b929c49e8")
     }
+}
+
+extension CopyRow {
+    /// The fields rendered so far, as bytes.
+    var renderedBytes: [UInt8] { withBytes(in: 0..<byteCount) { Array($0) } }
 }
