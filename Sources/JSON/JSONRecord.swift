@@ -157,6 +157,16 @@ public final class JSONRecord {
         format.objects[object].names
     }
 
+    /// The members given in the object of kind `object`, JSON null included: bit `n` for member `n`.
+    public func givenMembers(of object: Int) -> UInt64 {
+        let first = format.firsts[object]
+        var given: UInt64 = 0
+        for member in 0..<format.objects[object].names.count where values[first + member].kind != .absent {
+            given |= 1 << member
+        }
+        return given
+    }
+
     /// A string value's text.
     public func string(_ value: Value) -> String {
         precondition(value.kind == .string)

@@ -44,19 +44,20 @@ struct FieldChecker {
         prefix.isEmpty ? key : "\(prefix).\(key)"
     }
 
-    /// Refuses every member of the object of kind `object` that `known` does not allow (JSON null counts as given),
-    /// and every member the format does not name, one `unknown_field` error each in the order of their names
-    /// (code point order), naming its path; past ``maximumUnknownMembers`` in one object, one more error counts the
-    /// rest.
+    /// Refuses every member of the object of kind `object` that `known` does not allow (bit `n` for member `n`; JSON
+    /// null counts as given), and every member the format does not name, one `unknown_field` error each in the order
+    /// of their names (code point order), naming its path; past ``maximumUnknownMembers`` in one object, one more
+    /// error counts the rest.
     /// - Parameter what: what the object is, for messages: `a fix`.
     mutating func refuseUnknownMembers(
-        of object: Int, at prefix: String, known: (Int) -> Bool = { _ in true }, in what: @autoclosure () -> String
+        of object: Int, at prefix: String, known: UInt64 = .max, in what: @autoclosure () -> String
     ) {
+        let refused = record.givenMembers(of: object) & ~known
+        guard refused != 0 || record.unknownMembers.contains(where: { $0.object == object }) else { return }
         var unknown: [String] = []
         let names = record.names(of: object)
-        for member in names.indices where record[object, member].kind != .absent && !known(member) { unknown.append(names[member]) }
+        for member in names.indices where refused & (1 << member) != 0 { unknown.append(names[member]) }
         for entry in record.unknownMembers where entry.object == object { unknown.append(entry.name) }
-        guard !unknown.isEmpty else { return }
         unknown.sort(by: JSONObject.precedes)
         let description = what()
         for name in unknown.prefix(Self.maximumUnknownMembers) {
@@ -78,7 +79,10 @@ struct FieldChecker {
     }
 
     /// A string member's value, nil when absent (JSON null counts as absent).
-    private mutating func string(_ value: JSONRecord.Value?, _ key: String, at prefix: String, required: Bool, maximumLength: Int?) -> String? {
+    private mutating func string(
+        _ value: JSONRecord.Value?, _ name: @autoclosure () -> String, at prefix: String, required: Bool, maximumLength: Int?
+    ) -> String? {
+        var key: String { name() }  // made only for a message
         guard let value else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
@@ -97,7 +101,7 @@ struct FieldChecker {
     }
 
     mutating func id<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> String? {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let string = string(members, member, at: prefix, required: true) else { return nil }
         guard Self.isValidId(string) else {
             fail(
@@ -128,7 +132,7 @@ struct FieldChecker {
     mutating func enumeration<E: RawRepresentable & CaseIterable, Member: KnownMember>(
         _ type: E.Type, _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let string = string(members[member], key, at: prefix, required: required, maximumLength: nil) else { return nil }
         guard let value = E(rawValue: string) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
@@ -143,7 +147,7 @@ struct FieldChecker {
     mutating func finiteNumber<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, what: String)
         -> Double?
     {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let value = members[member] else {
             fail(Self.path(prefix, key), .required, "\(what) is required")
             return nil
@@ -167,7 +171,7 @@ struct FieldChecker {
     }
 
     mutating func bool<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> Bool? {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let value = members[member] else { return nil }
         guard value.kind == .bool else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.kind.typeName)")
@@ -178,7 +182,7 @@ struct FieldChecker {
 
     /// An integer that fits in `Int`.
     mutating func integer<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, required: Bool) -> Int? {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let value = members[member] else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
@@ -195,7 +199,7 @@ struct FieldChecker {
     mutating func object<Member: KnownMember, Inner: KnownMember>(
         _ members: Members<Member>, _ member: Member, at prefix: String, holding object: Int, as _: Inner.Type
     ) -> Members<Inner>? {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let value = members[member] else { return nil }
         guard value.kind == .object else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.kind.typeName)")
@@ -207,7 +211,7 @@ struct FieldChecker {
     mutating func timestamp<Member: KnownMember>(
         _ members: Members<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
-        let key = member.name
+        var key: String { member.name }  // made only for a message
         guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }
         switch Timestamp.parseRFC3339(text) {
         case .failure(.missingOffset):

@@ -52,9 +52,8 @@ public struct SubmissionValidator: Sendable {
         let actor = self.actor(top, &checker)
         let body = type.flatMap { self.body($0, top, now: now, &checker) }
         if let type {
-            let known = SubmissionMember.members(of: type)
             checker.refuseUnknownMembers(
-                of: SubmissionFormat.top, at: "", known: { known & (1 << $0) != 0 }, in: "a \(type.rawValue) submission")
+                of: SubmissionFormat.top, at: "", known: SubmissionMember.members(of: type), in: "a \(type.rawValue) submission")
         }
 
         guard checker.errors.isEmpty, let eventId, let body, var eventIdText else {
