@@ -152,7 +152,7 @@ public final class Console: Sendable {
                 } else {
                     response = try route.handler(PageRequest(request: request, sessionId: sessionId, session: session))
                 }
-            } catch let behind as ProjectionsBehind {
+            } catch ProjectionError.behind(let behind) {
                 response = errorPage(
                     .serviceUnavailable, "The projections are behind",
                     "\(behind). The page is not shown stale: reload it in a moment.", retryAfter: 1)

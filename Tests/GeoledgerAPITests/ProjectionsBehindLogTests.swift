@@ -117,6 +117,32 @@ struct ProjectionsBehindLogTests {
         }
     }
 
+    @Test("a console page read while the projector cannot write: 503 \"The projections are behind\" with Retry-After, not a failed page")
+    func consolePageBehind() async throws {
+        let page = try await onThread {
+            let database = try TestDatabase.createWithRoles()
+            defer { database.drop() }
+            let url = database.url(as: database.roles!.application)
+            let token = try ServeProcess.adminToken(url: url)
+            let owner = try database.connect()
+            defer { owner.close() }
+            try owner.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+            let server = try ServeProcess(url: url, environment: ["GEOLEDGER_READ_TIMEOUT": "1"])
+            defer { kill(server.pid, SIGTERM); _ = try? server.waitForExit(seconds: 15) }
+
+            let posted = try ServeProcess.post([Submissions.merchantFix("C0")], token: token, port: server.port)
+            guard try posted.status == 200 && posted.statuses == ["appended"] else {
+                throw RawClient.Failure(description: "POST answered \(posted.status): \(posted.text)")
+            }
+            let (cookie, _) = try ConsoleTesting.signIn(token, port: server.port)
+            return try ConsoleTesting.request("GET", "/merchants/C0", port: server.port, headers: ["Cookie": cookie])
+        }
+        #expect(page.status == 503, "\(page.text)")
+        #expect(page.headers["Retry-After"] == "1")
+        #expect(page.text.contains("<h1>The projections are behind</h1>"), "\(page.text)")
+        #expect(page.text.contains("the projections are 1 event behind the log"), "\(page.text)")
+    }
+
     /// The value of a metric line that starts with `name` and a space.
     static func value(_ name: String, in metrics: String) -> Double? {
         metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
