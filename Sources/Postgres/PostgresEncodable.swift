@@ -170,8 +170,6 @@ enum ArrayLiteral {
 
 /// Bytes as lowercase hex digits: bytea's text form (`\x` and the digits), and the digits alone (hashes, ids).
 public enum ByteaHex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         out.reserveCapacity(2 + bytes.underestimatedCount * 2)
@@ -196,9 +194,14 @@ public enum ByteaHex {
         }
     }
 
-    /// A byte's two lowercase hex digits, the high one first.
+    /// A byte's two lowercase hex digits, the high one first. Reckoned, not looked up: a table is a global, and each
+    /// read of one checks that it was made.
     static func digits(of byte: UInt8) -> (UInt8, UInt8) {
-        (digits[Int(byte >> 4)], digits[Int(byte & 0x0f)])
+        (digit(byte >> 4), digit(byte & 0x0f))
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 
     static func decode(_ text: String) -> [UInt8]? {

@@ -19,15 +19,14 @@ extension UUID {
         precondition(text.count >= Self.textCount, "no room for a uuid's text")
         withUnsafeBytes(of: uuid) { bytes in
             var index = 0
-            for group in Self.groups {
-                if group.lowerBound > 0 {
+            for offset in 0..<16 {
+                // A hyphen before each group but the first (``groups``), found without reading the global.
+                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
                     text[index] = UInt8(ascii: "-")
                     index += 1
                 }
-                for offset in group {
-                    (text[index], text[index + 1]) = ByteaHex.digits(of: bytes[offset])
-                    index += 2
-                }
+                (text[index], text[index + 1]) = ByteaHex.digits(of: bytes[offset])
+                index += 2
             }
         }
     }
