@@ -177,6 +177,13 @@ public final class JSONRecord {
         return (try? parser.parseString()) ?? ""
     }
 
+    /// A string value's UTF-8, read in place; nil when the string holds an escape, and so is not its bytes in the input.
+    public func withUnescapedBytes<R>(of value: Value, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        precondition(value.kind == .string)
+        guard !value.escaped else { return nil }
+        return body(UnsafeBufferPointer(rebasing: bytes[value.start + 1..<value.end - 1]))
+    }
+
     /// The canonical JSON bytes (``JSONValue/canonicalData()``) of the object of kind `object`, written from the
     /// input's spans in the order the format fixes, without sorting and without a tree: strings without escapes and
     /// numbers already canonical as they came.

@@ -133,6 +133,9 @@ struct FieldChecker {
         _ type: E.Type, _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
         var key: String { member.name }  // made only for a message
+        if let value = members[member], value.kind == .string, let known = Self.asciiCase(of: E.self, in: record, value) {
+            return known
+        }
         guard let string = string(members[member], key, at: prefix, required: required, maximumLength: nil) else { return nil }
         guard let value = E(rawValue: string) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
@@ -140,6 +143,21 @@ struct FieldChecker {
             return nil
         }
         return value
+    }
+
+    /// The case whose raw value is the string's bytes, when they are ASCII without an escape: two ASCII strings are
+    /// equal as `String`s exactly when their bytes are. Compared in place, without making the string. Nil otherwise,
+    /// for ``enumeration(_:_:_:at:required:)`` to read the string and say what is wrong.
+    private static func asciiCase<E: RawRepresentable & CaseIterable>(of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value)
+        -> E? where E.RawValue == String
+    {
+        record.withUnescapedBytes(of: value) { bytes -> E? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return E.allCases.first { known in
+                var raw = known.rawValue
+                return raw.withUTF8 { $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }
+            }
+        } ?? nil
     }
 
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,

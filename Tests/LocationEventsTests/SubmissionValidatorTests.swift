@@ -273,6 +273,25 @@ import Testing
         #expect(pairs(merchant("fix.\(key)", .string(value))) == ["fix.\(key) unknown_value"])
     }
 
+    /// A value named by an enumeration is read the same whether its bytes are compared in place (ASCII, no escape)
+    /// or read as a string: written with escapes it is the same value; a look-alike outside ASCII is not.
+    @Test(arguments: [
+        (#""datum":"gcj\u0030\u0032""#, nil), (#""datum":"gcj\u00302""#, nil), (#""datum":"gcj０２""#, "fix.datum unknown_value"),
+        (#""datum":"GCJ02""#, "fix.datum unknown_value"), (#""datum":"""#, "fix.datum unknown_value"),
+    ])
+    func enumerationsReadFromTheirBytes(member: String, error: String?) throws {
+        let sent = String(decoding: SubmissionFixtures.submission(.merchantAddressFixed).canonicalData(), as: UTF8.self)
+        #expect(sent.contains(#""datum":"gcj02""#))
+        let changed = Data(sent.replacingOccurrences(of: #""datum":"gcj02""#, with: member).utf8)
+        switch validator.validate(changed, now: now) {
+        case .success(let submission):
+            guard case .merchantAddressFixed(_, _, let fix) = submission.body else { Issue.record("not a merchant fix"); return }
+            #expect(error == nil && fix.datum == .gcj02)
+        case .failure(let failure):
+            #expect(failure.errors.map { "\($0.field) \($0.code)" } == [error].compactMap { $0 })
+        }
+    }
+
     /// The actor's, the fix's and the address's members are read by their place in one walk over each object's
     /// names: every member of each, all wrong at once, is still reported in the order the format lists them, after
     /// the object's unknown members, with its path.
