@@ -13,7 +13,8 @@ extension Timestamp {
         return text.withUTF8(parseRFC3339)
     }
 
-    private static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, RFC3339Failure> {
+    /// The instant an RFC 3339 `date-time` denotes, given as its UTF-8.
+    public static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, RFC3339Failure> {
         var index = 0
 
         func digits(_ count: Int) -> Int? {

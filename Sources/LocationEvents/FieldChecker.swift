@@ -147,8 +147,8 @@ struct FieldChecker {
 
     /// The case whose raw value is the string's bytes, when they are ASCII without an escape: two ASCII strings are
     /// equal as `String`s exactly when their bytes are. Compared in place, without making the string. Nil otherwise,
-    /// for ``enumeration(_:_:_:at:required:)`` to read the string and say what is wrong.
-    private static func asciiCase<E: RawRepresentable & CaseIterable>(of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value)
+    /// for the caller to read the string and say what is wrong.
+    static func asciiCase<E: RawRepresentable & CaseIterable>(of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value)
         -> E? where E.RawValue == String
     {
         record.withUnescapedBytes(of: value) { bytes -> E? in
@@ -230,8 +230,16 @@ struct FieldChecker {
         _ members: Members<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
         var key: String { member.name }  // made only for a message
-        guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }
-        switch Timestamp.parseRFC3339(text) {
+        let parsed: Result<Date, Timestamp.RFC3339Failure>
+        if let value = members[member], value.kind == .string,
+           let inPlace = record.withUnescapedBytes(of: value, { Timestamp.parseRFC3339($0) }) {
+            // Read in place, without making the string.
+            parsed = inPlace
+        } else {
+            guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }
+            parsed = Timestamp.parseRFC3339(text)
+        }
+        switch parsed {
         case .failure(.missingOffset):
             fail(Self.path(prefix, key), .missingOffset, "\(key) must end with Z or an offset such as +08:00")
             return nil

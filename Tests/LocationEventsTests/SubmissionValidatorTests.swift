@@ -292,6 +292,17 @@ import Testing
         }
     }
 
+    /// The type and a time are read in place when they hold no escape, and as strings when they do: the same
+    /// submission either way.
+    @Test func escapedTypeAndTimeReadAsTheirText() throws {
+        let sent = String(decoding: SubmissionFixtures.submission(.merchantAddressFixed).canonicalData(), as: UTF8.self)
+        let plain = try validator.validate(Data(sent.utf8), now: now).get()
+        let escaped = sent.replacingOccurrences(of: #""type":"MerchantAddressFixed""#, with: #""type":"Merchant\u0041ddressFixed""#)
+            .replacingOccurrences(of: #""capturedAt":"2026-11-29T10:00:00+08:00""#, with: #""capturedAt":"2026-11-29\u005410:00:00+08:00""#)
+        #expect(escaped.count == sent.count + 10)
+        #expect(try validator.validate(Data(escaped.utf8), now: now).get() == plain)
+    }
+
     /// The actor's, the fix's and the address's members are read by their place in one walk over each object's
     /// names: every member of each, all wrong at once, is still reported in the order the format lists them, after
     /// the object's unknown members, with its path.
