@@ -54,6 +54,30 @@ struct ByteBuffer {
         count += more
     }
 
+    /// A member's name as canonical JSON writes it, `"name":`, after a comma unless it is its object's first: room
+    /// made once for all of it. The name must need no escape.
+    mutating func appendMemberName(_ name: StaticString, first: Bool) {
+        let length = name.utf8CodeUnitCount
+        let more = length + (first ? 3 : 4)
+        if count + more > capacity { grow(toHold: more) }
+        var target = base + count
+        if !first {
+            target.pointee = UInt8(ascii: ",")
+            target += 1
+        }
+        target.pointee = UInt8(ascii: "\"")
+        let source = name.utf8Start
+        // As `append(_:)` copies a `StaticString`: a short one byte by byte, a longer one whole.
+        if length > 8 {
+            (target + 1).update(from: source, count: length)
+        } else {
+            for offset in 0..<length { target[1 + offset] = source[offset] }
+        }
+        target[1 + length] = UInt8(ascii: "\"")
+        target[2 + length] = UInt8(ascii: ":")
+        count += more
+    }
+
     /// Appends a copy of the bytes at `range`.
     mutating func appendCopy(of range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)

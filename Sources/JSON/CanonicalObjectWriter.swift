@@ -104,12 +104,9 @@ public struct CanonicalObjectWriter: ~Copyable {
     private mutating func name(_ name: StaticString) {
         if let previousName {
             assert(Self.precedes(previousName, name), "member \(name) must come before \(previousName)")
-            buffer.append(UInt8(ascii: ","))
         }
+        buffer.appendMemberName(name, first: previousName == nil)
         previousName = name
-        buffer.append(UInt8(ascii: "\""))
-        buffer.append(name)
-        buffer.append("\":")
     }
 
     /// ``JSONValue/quoted(_:)`` of `value`.

@@ -100,4 +100,18 @@ import Testing
         ])
         #expect(written == Array(same.canonicalData()))
     }
+
+    /// Whether a string is written as it is or escaped is decided eight bytes at a time: a character to escape at
+    /// any place, in a whole word or in the bytes after the last one, is escaped.
+    @Test(arguments: ["", "\"", "\\", "\n", "\u{1F}", "\u{7F}", "é"])
+    func aCharacterToEscapeIsFoundAtAnyPlace(special: String) {
+        for length in 0..<20 {
+            for place in 0...length {
+                let value = String(repeating: "a", count: place) + special + String(repeating: "b", count: length - place)
+                var writer = CanonicalObjectWriter()
+                writer.string("s", value)
+                #expect(writer.finish() == Array(JSONValue.object(["s": .string(value)]).canonicalData()), "\(value.debugDescription)")
+            }
+        }
+    }
 }
