@@ -26,7 +26,8 @@ struct Members<Member: KnownMember> {
     }
 }
 
-/// Reads typed fields out of the objects of a submission as read, and collects every problem on the way.
+/// Reads typed fields out of the objects of a submission as read, and collects every problem on the way. A member's
+/// name (`key`) is made only when a message needs it.
 struct FieldChecker {
     let record: JSONRecord
     private(set) var errors: [FieldError] = []
@@ -82,7 +83,7 @@ struct FieldChecker {
     private mutating func string(
         _ value: JSONRecord.Value?, _ name: @autoclosure () -> String, at prefix: String, required: Bool, maximumLength: Int?
     ) -> String? {
-        var key: String { name() }  // made only for a message
+        var key: String { name() }
         guard let value else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
@@ -101,7 +102,7 @@ struct FieldChecker {
     }
 
     mutating func id<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> String? {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         guard let string = string(members, member, at: prefix, required: true) else { return nil }
         guard Self.isValidId(string) else {
             fail(
@@ -132,8 +133,9 @@ struct FieldChecker {
     mutating func enumeration<E: RawRepresentable & CaseIterable, Member: KnownMember>(
         _ type: E.Type, _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
-        var key: String { member.name }  // made only for a message
-        if let value = members[member], value.kind == .string, let known = Self.asciiCase(of: E.self, in: record, value) {
+        var key: String { member.name }
+        if let value = members[member], value.kind == .string,
+           let known = Self.inPlaceCase(of: E.self, in: record, value) {
             return known
         }
         guard let string = string(members[member], key, at: prefix, required: required, maximumLength: nil) else { return nil }
@@ -145,17 +147,18 @@ struct FieldChecker {
         return value
     }
 
-    /// The case whose raw value is the string's bytes, when they are ASCII without an escape: two ASCII strings are
-    /// equal as `String`s exactly when their bytes are. Compared in place, without making the string. Nil otherwise,
-    /// for the caller to read the string and say what is wrong.
-    static func asciiCase<E: RawRepresentable & CaseIterable>(of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value)
-        -> E? where E.RawValue == String
-    {
+    /// The case whose raw value is exactly the string's bytes, when it holds no escape: compared in place, without
+    /// making the string. Nil otherwise, for the caller to read the string as before, which also finds a case whose
+    /// raw value is the same text in other code points, and says what is wrong.
+    static func inPlaceCase<E: RawRepresentable & CaseIterable>(
+        of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value
+    ) -> E? where E.RawValue == String {
         record.withUnescapedBytes(of: value) { bytes -> E? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return E.allCases.first { known in
+            E.allCases.first { known in
                 var raw = known.rawValue
-                return raw.withUTF8 { $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }
+                return raw.withUTF8 { raw in
+                    raw.count == bytes.count && (bytes.isEmpty || memcmp(raw.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+                }
             }
         } ?? nil
     }
@@ -165,7 +168,7 @@ struct FieldChecker {
     mutating func finiteNumber<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, what: String)
         -> Double?
     {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         guard let value = members[member] else {
             fail(Self.path(prefix, key), .required, "\(what) is required")
             return nil
@@ -189,7 +192,7 @@ struct FieldChecker {
     }
 
     mutating func bool<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String) -> Bool? {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         guard let value = members[member] else { return nil }
         guard value.kind == .bool else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be true or false, not \(value.kind.typeName)")
@@ -200,7 +203,7 @@ struct FieldChecker {
 
     /// An integer that fits in `Int`.
     mutating func integer<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, required: Bool) -> Int? {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         guard let value = members[member] else {
             if required { fail(Self.path(prefix, key), .required, "\(key) is required") }
             return nil
@@ -217,7 +220,7 @@ struct FieldChecker {
     mutating func object<Member: KnownMember, Inner: KnownMember>(
         _ members: Members<Member>, _ member: Member, at prefix: String, holding object: Int, as _: Inner.Type
     ) -> Members<Inner>? {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         guard let value = members[member] else { return nil }
         guard value.kind == .object else {
             fail(Self.path(prefix, key), .wrongType, "\(key) must be an object, not \(value.kind.typeName)")
@@ -229,11 +232,10 @@ struct FieldChecker {
     mutating func timestamp<Member: KnownMember>(
         _ members: Members<Member>, _ member: Member, at prefix: String, now: Date, limits: ValidationLimits
     ) -> Timestamp? {
-        var key: String { member.name }  // made only for a message
+        var key: String { member.name }
         let parsed: Result<Date, Timestamp.RFC3339Failure>
         if let value = members[member], value.kind == .string,
            let inPlace = record.withUnescapedBytes(of: value, { Timestamp.parseRFC3339($0) }) {
-            // Read in place, without making the string.
             parsed = inPlace
         } else {
             guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }

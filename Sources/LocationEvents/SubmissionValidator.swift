@@ -117,7 +117,7 @@ public struct SubmissionValidator: Sendable {
 
     private func type(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> EventType? {
         if let value = object[.type], value.kind == .string,
-           let type = FieldChecker.asciiCase(of: EventType.self, in: checker.record, value) {
+           let type = FieldChecker.inPlaceCase(of: EventType.self, in: checker.record, value) {
             return type
         }
         guard let name = checker.string(object, .type, at: "", required: true) else { return nil }

@@ -6,10 +6,11 @@ import Foundation
 /// lengths and 8-byte values, and those checks cost more than the bytes. Here an append checks once and writes the
 /// whole field.
 struct CopyBytes: @unchecked Sendable, Equatable {
-    // Sendable: the storage is changed only while this value holds the only reference to it (``makeRoom(for:)``).
+    // Sendable: the bytes in a storage are written only while this value holds the only reference to it
+    // (``makeRoom(for:)``); a storage's place and size never change.
     private final class Storage {
-        var base: UnsafeMutablePointer<UInt8>
-        var capacity: Int
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -26,8 +27,8 @@ struct CopyBytes: @unchecked Sendable, Equatable {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Room for `extra` more bytes without growing again.
-    mutating func reserveCapacity(_ extra: Int) {
+    /// Room for `extra` more bytes than there are, without growing again.
+    mutating func reserve(more extra: Int) {
         _ = makeRoom(for: extra)
     }
 
@@ -41,10 +42,12 @@ struct CopyBytes: @unchecked Sendable, Equatable {
         return grow(toHold: extra)
     }
 
-    /// A new storage, unique and large enough for `extra` more bytes, with the bytes so far.
+    /// A new storage, unique and large enough for `extra` more bytes, with the bytes so far: twice as large as a full
+    /// one, so that appends take amortised constant time; as large as needed for one shared with a copy.
     @inline(never)
     private mutating func grow(toHold extra: Int) -> UnsafeMutablePointer<UInt8> {
-        let capacity = Swift.max(count + extra, (storage?.capacity ?? 0) * 2, 64)
+        let unique = isKnownUniquelyReferenced(&storage)
+        let capacity = Swift.max(count + extra, unique ? (storage?.capacity ?? 0) * 2 : 0, 64)
         let grown = Storage(capacity: capacity)
         if let storage, count > 0 { grown.base.update(from: storage.base, count: count) }
         storage = grown
@@ -113,7 +116,7 @@ struct CopyBytes: @unchecked Sendable, Equatable {
         count = newCount
     }
 
-    /// Forgets every byte, keeping the room they took.
+    /// Forgets every byte, keeping the room they took for the bytes written next (unless a copy shares it).
     mutating func removeAll() {
         count = 0
     }

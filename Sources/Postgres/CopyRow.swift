@@ -29,7 +29,7 @@ public struct CopyRow: Sendable, Equatable {
     /// Makes room for `bytes` more bytes of fields, so that rendering a large row ahead does not grow its buffer
     /// again and again.
     public mutating func reserveCapacity(_ bytes: Int) {
-        buffer.reserveCapacity(bytes)
+        buffer.reserve(more: bytes)
     }
 
     /// Inside the writer: appends one row built by `build`, whole or not at all.
@@ -59,14 +59,15 @@ public struct CopyRow: Sendable, Equatable {
         }
     }
 
-    /// Starts a field: in text, after a tab; in binary, with its length (nil: SQL NULL).
-    private mutating func separate(length: Int? = nil) {
-        switch format {
-        case .text:
-            if fields > 0 { buffer.append(0x09) }
-        case .binary:
-            buffer.append(bigEndian: Int32(length ?? -1))
-        }
+    /// Starts a field in text: after a tab, unless it is the row's first.
+    private mutating func separate() {
+        if fields > 0 { buffer.append(0x09) }
+        fields += 1
+    }
+
+    /// A field in binary, its length and its value written by `write` at once.
+    private mutating func binary(_ write: (inout CopyBytes) -> Void) {
+        write(&buffer)
         fields += 1
     }
 
@@ -105,8 +106,7 @@ public struct CopyRow: Sendable, Equatable {
             separate()
             escape(value)
         case .binary:
-            buffer.appendField(value)
-            fields += 1
+            binary { $0.appendField(value) }
             if problem == nil, let base = value.baseAddress, memchr(base, 0, value.count) != nil { noteNUL() }
         }
     }
@@ -115,7 +115,7 @@ public struct CopyRow: Sendable, Equatable {
     public mutating func integer(_ value: Int64) {
         switch format {
         case .text: textField(String(value))
-        case .binary: binaryField(UInt64(bitPattern: value))
+        case .binary: binary { $0.appendField(bigEndian: UInt64(bitPattern: value)) }
         }
     }
 
@@ -123,16 +123,14 @@ public struct CopyRow: Sendable, Equatable {
     public mutating func double(_ value: Double) {
         switch format {
         case .text: textField(value.postgresText)
-        case .binary: binaryField(value.bitPattern)
+        case .binary: binary { $0.appendField(bigEndian: value.bitPattern) }
         }
     }
 
     public mutating func bool(_ value: Bool) {
         switch format {
         case .text: textField(value ? "t" : "f")
-        case .binary:
-            buffer.appendField(value ? 1 : 0)
-            fields += 1
+        case .binary: binary { $0.appendField(value ? 1 : 0) }
         }
     }
 
@@ -141,8 +139,7 @@ public struct CopyRow: Sendable, Equatable {
         switch format {
         case .text: textField(value.lowercasedText)
         case .binary:
-            withUnsafeBytes(of: value.uuid) { buffer.appendField($0.assumingMemoryBound(to: UInt8.self)) }
-            fields += 1
+            withUnsafeBytes(of: value.uuid) { uuid in binary { $0.appendField(uuid.assumingMemoryBound(to: UInt8.self)) } }
         }
     }
 
@@ -152,7 +149,7 @@ public struct CopyRow: Sendable, Equatable {
         switch format {
         case .text: textField(Date(timeIntervalSince1970: Double(value) / 1_000_000).postgresText)
         // PostgreSQL counts from 2000-01-01 UTC.
-        case .binary: binaryField(UInt64(bitPattern: value - 946_684_800_000_000))
+        case .binary: binary { $0.appendField(bigEndian: UInt64(bitPattern: value - 946_684_800_000_000)) }
         }
     }
 
@@ -166,13 +163,16 @@ public struct CopyRow: Sendable, Equatable {
         switch format {
         case .text:
             separate()
-            // `\x` with its backslash escaped for COPY, then the digits.
-            var text: [UInt8] = [0x5C, 0x5C, UInt8(ascii: "x")]
-            ByteaHex.appendDigits(of: value, to: &text)
-            text.withUnsafeBufferPointer { buffer.append($0) }
-        case .binary:
-            buffer.appendField(value.assumingMemoryBound(to: UInt8.self))
-            fields += 1
+            // `\x` with its backslash escaped for COPY, then two digits a byte.
+            buffer.append(0x5C)
+            buffer.append(0x5C)
+            buffer.append(UInt8(ascii: "x"))
+            for byte in value {
+                let (high, low) = ByteaHex.digits(of: byte)
+                buffer.append(high)
+                buffer.append(low)
+            }
+        case .binary: binary { $0.appendField(value.assumingMemoryBound(to: UInt8.self)) }
         }
     }
 
@@ -183,20 +183,13 @@ public struct CopyRow: Sendable, Equatable {
         text.withUTF8 { buffer.append($0) }
     }
 
-    /// A value of 8 bytes in binary: its length and its big-endian bytes, written at once.
-    private mutating func binaryField(_ value: UInt64) {
-        buffer.appendField(bigEndian: value)
-        fields += 1
-    }
-
     public mutating func null() {
         switch format {
         case .text:
             separate()
             buffer.append(0x5C)
             buffer.append(UInt8(ascii: "N"))
-        case .binary:
-            separate(length: nil)
+        case .binary: binary { $0.append(bigEndian: Int32(-1)) }
         }
     }
 

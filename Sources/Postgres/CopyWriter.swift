@@ -13,7 +13,7 @@ public final class CopyWriter {
     init(connection: Connection, format: CopyFormat) {
         self.connection = connection
         pending = CopyRow(format: format)
-        pending.buffer.reserveCapacity(Self.flushThreshold + (1 << 16))
+        pending.buffer.reserve(more: Self.flushThreshold + (1 << 16))
         if format == .binary {
             // The signature, no flags, no header extension.
             let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)

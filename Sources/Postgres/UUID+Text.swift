@@ -20,8 +20,7 @@ extension UUID {
         withUnsafeBytes(of: uuid) { bytes in
             var index = 0
             for offset in 0..<16 {
-                // A hyphen before each group but the first (``groups``), found without reading the global.
-                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                if Self.startsGroup(offset) {
                     text[index] = UInt8(ascii: "-")
                     index += 1
                 }
@@ -31,8 +30,11 @@ extension UUID {
         }
     }
 
-    /// The bytes of each hyphen-separated group.
-    private static let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16]
+    /// Whether the byte at `offset` starts a hyphen-separated group other than the first: the groups are 4, 2, 2, 2
+    /// and 6 bytes. Reckoned rather than read from a table, a global whose every read checks that it was made.
+    private static func startsGroup(_ offset: Int) -> Bool {
+        offset == 4 || offset == 6 || offset == 8 || offset == 10
+    }
 
     /// Reads the hyphenated form in either case; nil for anything else.
     public init?(text: String) {
@@ -42,16 +44,14 @@ extension UUID {
             var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             let ok = withUnsafeMutableBytes(of: &value) { out -> Bool in
                 var index = 0
-                for group in Self.groups {
-                    if group.lowerBound > 0 {
+                for offset in 0..<16 {
+                    if Self.startsGroup(offset) {
                         guard bytes[index] == UInt8(ascii: "-") else { return false }
                         index += 1
                     }
-                    for offset in group {
-                        guard let high = ByteaHex.nibble(bytes[index]), let low = ByteaHex.nibble(bytes[index + 1]) else { return false }
-                        out[offset] = high << 4 | low
-                        index += 2
-                    }
+                    guard let high = ByteaHex.nibble(bytes[index]), let low = ByteaHex.nibble(bytes[index + 1]) else { return false }
+                    out[offset] = high << 4 | low
+                    index += 2
                 }
                 return true
             }

@@ -65,8 +65,8 @@ struct SummaryTotals {
 
     /// Totals about to count one batch of `events` events: room at once, rather than the table grown and every key
     /// hashed again at each doubling, for as many newest fixes (an entity's newest of any quality and, for a precise
-    /// fix, its newest precise one) and as many fixes per day: a day of capture, with the fix's provider, app and
-    /// accuracy, is nearly one key per fix when the fixes were captured over months.
+    /// fix, its newest precise one) and as many fixes per day: a day of capture with the fix's provider, app,
+    /// accuracy, authorization and claim is nearly one key a fix when the fixes were captured over months.
     init(batchOf events: Int) {
         latest.reserveCapacity(events)
         fixDays.reserveCapacity(events)

@@ -102,15 +102,20 @@ import Testing
     }
 
     /// Whether a string is written as it is or escaped is decided eight bytes at a time: a character to escape at
-    /// any place, in a whole word or in the bytes after the last one, is escaped.
-    @Test(arguments: ["", "\"", "\\", "\n", "\u{1F}", "\u{7F}", "é"])
-    func aCharacterToEscapeIsFoundAtAnyPlace(special: String) {
+    /// any place, in a whole word or in the bytes after the last one, is found, and written escaped.
+    @Test(arguments: [
+        ("", ""), ("\"", "\\\""), ("\\", "\\\\"), ("\n", "\\n"), ("\u{1F}", "\\u001f"), ("\u{7F}", "\u{7F}"), ("é", "é"),
+    ])
+    func aCharacterToEscapeIsFoundAtAnyPlace(special: String, written: String) {
         for length in 0..<20 {
             for place in 0...length {
-                let value = String(repeating: "a", count: place) + special + String(repeating: "b", count: length - place)
+                let (before, after) = (String(repeating: "a", count: place), String(repeating: "b", count: length - place))
+                let value = before + special + after
+                let plain = !value.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+                #expect(Array(value.utf8).withUnsafeBufferPointer(JSONValue.needsNoEscape) == plain, "\(value.debugDescription)")
                 var writer = CanonicalObjectWriter()
                 writer.string("s", value)
-                #expect(writer.finish() == Array(JSONValue.object(["s": .string(value)]).canonicalData()), "\(value.debugDescription)")
+                #expect(writer.finish() == Array("{\"s\":\"\(before)\(written)\(after)\"}".utf8), "\(value.debugDescription)")
             }
         }
     }

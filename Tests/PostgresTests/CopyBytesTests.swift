@@ -36,6 +36,12 @@ struct CopyBytesTests {
         let copy = bytes
         bytes.removeAll()
         #expect(bytes.isEmpty && array(copy) == expected)
+        bytes.append(0x55)
+        #expect(array(bytes) == [0x55] && array(copy) == expected)
+        var third = copy
+        third.reserve(more: 4096)
+        third.set(0x66, at: 0)
+        #expect(array(copy) == expected && array(third) == [0x66] + expected.dropFirst())
         #expect(copy == CopyBytes(copying: expected) && copy != bytes)
     }
 }
