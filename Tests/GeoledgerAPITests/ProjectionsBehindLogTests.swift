@@ -55,92 +55,96 @@ struct ProjectionsBehindLogTests {
     @Test("a projector that cannot write: appends go on within the bound, then 503 projections_behind; reads 503 projections_behind; /metrics and /readyz show it; all recovers once it can write")
     func failingProjector() async throws {
         try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
-            let owner = try database.connect()
-            defer { owner.close() }
-            try owner.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
-            let server = try ServeProcess(
-                url: url, environment: ["GEOLEDGER_MAX_PROJECTION_LAG": "5", "GEOLEDGER_READ_TIMEOUT": "1"])
+            try Self.withProjectorRefused { url, token, owner in
+                let server = try ServeProcess(
+                    url: url, environment: ["GEOLEDGER_MAX_PROJECTION_LAG": "5", "GEOLEDGER_READ_TIMEOUT": "1"])
 
-            let first = try ServeProcess.post((0..<6).map { Submissions.merchantFix("F\($0)") }, token: token, port: server.port)
-            #expect(try first.status == 200 && first.statuses == Array(repeating: "appended", count: 6), "\(first.text)")
+                let first = try ServeProcess.post((0..<6).map { Submissions.merchantFix("F\($0)") }, token: token, port: server.port)
+                #expect(try first.status == 200 && first.statuses == Array(repeating: "appended", count: 6), "\(first.text)")
 
-            let read = try ServeProcess.get("/v1/merchants/F0", token: token, port: server.port)
-            #expect(read.status == 503)
-            #expect(read.errorCode == "projections_behind", "\(read.text)")
-            #expect(read.headers["Retry-After"] == "1")
-            #expect(read.text.contains("the projections are 6 events behind the log"), "\(read.text)")
-            #expect(read.text.contains("refuse"), "\(read.text)")
+                let read = try ServeProcess.get("/v1/merchants/F0", token: token, port: server.port)
+                #expect(read.status == 503)
+                #expect(read.errorCode == "projections_behind", "\(read.text)")
+                #expect(read.headers["Retry-After"] == "1")
+                #expect(read.text.contains("the projections are 6 events behind the log"), "\(read.text)")
+                #expect(read.text.contains("refuse"), "\(read.text)")
 
-            // Six behind, more than the five allowed: the next batch is refused whole, with nothing stored.
-            let held = try ServeProcess.post([Submissions.merchantFix("F9")], token: token, port: server.port)
-            #expect(held.status == 503)
-            #expect(held.errorCode == "projections_behind", "\(held.text)")
-            #expect(held.headers["Retry-After"] != nil)
-            #expect(try ServeProcess.storedIDs(url: url).count == 6)
+                // Six behind, more than the five allowed: the next batch is refused whole, with nothing stored.
+                let held = try ServeProcess.post([Submissions.merchantFix("F9")], token: token, port: server.port)
+                #expect(held.status == 503)
+                #expect(held.errorCode == "projections_behind", "\(held.text)")
+                #expect(held.headers["Retry-After"] != nil)
+                #expect(try ServeProcess.storedIDs(url: url).count == 6)
 
-            let metrics = try ServeProcess.get("/metrics", token: token, port: server.port).text
-            #expect(Self.value("geoledger_projector_errors_total", in: metrics) ?? 0 >= 1, "\(metrics)")
-            #expect(metrics.contains("geoledger_projector_up 0\n"))
-            #expect(metrics.contains("geoledger_projector_lag_events 6\n"))
-            #expect(metrics.contains("geoledger_projector_max_lag_events 5\n"))
-            #expect(metrics.contains("geoledger_projections_behind_total{request=\"read\"} 1\n"))
-            #expect(metrics.contains("geoledger_projections_behind_total{request=\"append\"} 1\n"))
-            let ready = try ServeProcess.get("/readyz", token: token, port: server.port)
-            #expect(ready.status == 503)
-            #expect(ready.errorCode == "projector_stuck", "\(ready.text)")
+                let metrics = try ServeProcess.get("/metrics", token: token, port: server.port).text
+                #expect(Self.value("geoledger_projector_errors_total", in: metrics) ?? 0 >= 1, "\(metrics)")
+                #expect(metrics.contains("geoledger_projector_up 0\n"))
+                #expect(metrics.contains("geoledger_projector_lag_events 6\n"))
+                #expect(metrics.contains("geoledger_projector_max_lag_events 5\n"))
+                #expect(metrics.contains("geoledger_projections_behind_total{request=\"read\"} 1\n"))
+                #expect(metrics.contains("geoledger_projections_behind_total{request=\"append\"} 1\n"))
+                let ready = try ServeProcess.get("/readyz", token: token, port: server.port)
+                #expect(ready.status == 503)
+                #expect(ready.errorCode == "projector_stuck", "\(ready.text)")
 
-            // Able to write again, the projector catches up by itself: reads, appends and readiness come back.
-            try owner.execute("ALTER TABLE projections.fixes DROP CONSTRAINT refuse")
-            let deadline = Date().addingTimeInterval(30)
-            var recovered = try ServeProcess.get("/readyz", token: token, port: server.port)
-            while recovered.status != 200 && Date() < deadline {
-                usleep(100_000)
-                recovered = try ServeProcess.get("/readyz", token: token, port: server.port)
+                // Able to write again, the projector catches up by itself: reads, appends and readiness come back.
+                try owner.execute("ALTER TABLE projections.fixes DROP CONSTRAINT refuse")
+                let deadline = Date().addingTimeInterval(30)
+                var recovered = try ServeProcess.get("/readyz", token: token, port: server.port)
+                while recovered.status != 200 && Date() < deadline {
+                    usleep(100_000)
+                    recovered = try ServeProcess.get("/readyz", token: token, port: server.port)
+                }
+                #expect(recovered.status == 200, "\(recovered.text)")
+                #expect(try ServeProcess.get("/v1/merchants/F0", token: token, port: server.port).status == 200)
+                let again = try ServeProcess.post([Submissions.merchantFix("F9")], token: token, port: server.port)
+                #expect(try again.status == 200 && again.statuses == ["appended"], "\(again.text)")
+
+                // The log says when the projector failed, with the error, and when it projected again.
+                kill(server.pid, SIGTERM)
+                #expect(try server.waitForExit(seconds: 30) == 0)
+                let log = server.logEntries()
+                let failed = log.filter { $0["level"] as? String == "warning" && $0["message"] as? String == "a batch of the projector failed; it is tried again" }
+                #expect(!failed.isEmpty, "\(server.standardError)")
+                #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("refuse") == true && $0["checkpoint"] as? String == "0" })
+                #expect(log.contains { $0["level"] as? String == "info" && $0["message"] as? String == "the projector projects again" })
             }
-            #expect(recovered.status == 200, "\(recovered.text)")
-            #expect(try ServeProcess.get("/v1/merchants/F0", token: token, port: server.port).status == 200)
-            let again = try ServeProcess.post([Submissions.merchantFix("F9")], token: token, port: server.port)
-            #expect(try again.status == 200 && again.statuses == ["appended"], "\(again.text)")
-
-            // The log says when the projector failed, with the error, and when it projected again.
-            kill(server.pid, SIGTERM)
-            #expect(try server.waitForExit(seconds: 30) == 0)
-            let log = server.logEntries()
-            let failed = log.filter { $0["level"] as? String == "warning" && $0["message"] as? String == "a batch of the projector failed; it is tried again" }
-            #expect(!failed.isEmpty, "\(server.standardError)")
-            #expect(failed.allSatisfy { ($0["error"] as? String)?.contains("refuse") == true && $0["checkpoint"] as? String == "0" })
-            #expect(log.contains { $0["level"] as? String == "info" && $0["message"] as? String == "the projector projects again" })
         }
     }
 
     @Test("a console page read while the projector cannot write: 503 \"The projections are behind\" with Retry-After, not a failed page")
     func consolePageBehind() async throws {
         let page = try await onThread {
-            let database = try TestDatabase.createWithRoles()
-            defer { database.drop() }
-            let url = database.url(as: database.roles!.application)
-            let token = try ServeProcess.adminToken(url: url)
-            let owner = try database.connect()
-            defer { owner.close() }
-            try owner.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
-            let server = try ServeProcess(url: url, environment: ["GEOLEDGER_READ_TIMEOUT": "1"])
-            defer { kill(server.pid, SIGTERM); _ = try? server.waitForExit(seconds: 15) }
+            try Self.withProjectorRefused { url, token, _ in
+                let server = try ServeProcess(url: url, environment: ["GEOLEDGER_READ_TIMEOUT": "1"])
+                defer { kill(server.pid, SIGTERM); _ = try? server.waitForExit(seconds: 15) }
 
-            let posted = try ServeProcess.post([Submissions.merchantFix("C0")], token: token, port: server.port)
-            guard try posted.status == 200 && posted.statuses == ["appended"] else {
-                throw RawClient.Failure(description: "POST answered \(posted.status): \(posted.text)")
+                let posted = try ServeProcess.post([Submissions.merchantFix("C0")], token: token, port: server.port)
+                guard try posted.status == 200 && posted.statuses == ["appended"] else {
+                    throw RawClient.Failure(description: "POST answered \(posted.status): \(posted.text)")
+                }
+                let (cookie, _) = try ConsoleTesting.signIn(token, port: server.port)
+                return try ConsoleTesting.request("GET", "/merchants/C0", port: server.port, headers: ["Cookie": cookie])
             }
-            let (cookie, _) = try ConsoleTesting.signIn(token, port: server.port)
-            return try ConsoleTesting.request("GET", "/merchants/C0", port: server.port, headers: ["Cookie": cookie])
         }
         #expect(page.status == 503, "\(page.text)")
         #expect(page.headers["Retry-After"] == "1")
         #expect(page.text.contains("<h1>The projections are behind</h1>"), "\(page.text)")
         #expect(page.text.contains("the projections are 1 event behind the log"), "\(page.text)")
+    }
+
+    /// Runs `body` on a fresh database with roles whose projector cannot write (a check no row of the fix history
+    /// passes), with the application's URL, an admin token and the owner's connection, which can drop the check
+    /// (`refuse`); the database is dropped after.
+    static func withProjectorRefused<R>(_ body: (_ url: String, _ token: String, _ owner: Connection) throws -> R) throws -> R {
+        let database = try TestDatabase.createWithRoles()
+        defer { database.drop() }
+        let url = database.url(as: database.roles!.application)
+        let token = try ServeProcess.adminToken(url: url)
+        let owner = try database.connect()
+        defer { owner.close() }
+        try owner.execute("ALTER TABLE projections.fixes ADD CONSTRAINT refuse CHECK (false) NOT VALID")
+        return try body(url, token, owner)
     }
 
     /// The value of a metric line that starts with `name` and a space.
