@@ -31,19 +31,23 @@ struct AppendPlan: Sendable {
             var names: [String] = []
             var ofEvent: [Int] = []
             index.reserveCapacity(events.count)
+            names.reserveCapacity(events.count)
             ofEvent.reserveCapacity(events.count)
             for event in events {
-                let next = names.count
-                // One lookup: a stream not seen yet takes the next index as it is looked up.
-                let found = Self.value(of: &index[event.stream, default: next])
-                if found == next { names.append(event.stream) }
-                ofEvent.append(found)
+                let stream = event.stream
+                // Looked up, then added when new: one lookup through the subscript with a default allocated the
+                // default's closure twice for every event.
+                if let found = index[stream] {
+                    ofEvent.append(found)
+                } else {
+                    index[stream] = names.count
+                    ofEvent.append(names.count)
+                    names.append(stream)
+                }
             }
             self.names = names
             self.ofEvent = ofEvent
         }
-
-        private static func value(of slot: inout Int) -> Int { slot }
     }
 
     /// - Parameters:
