@@ -225,9 +225,7 @@ public final class JSONRecord {
             case .number where JSONParser.isCanonical(number: span):
                 out.append(span)
             case .number:
-                var text: [UInt8] = []
-                JSONValue.writeNumber(value.number, into: &text)
-                out.append(text)
+                JSONValue.withCanonicalNumber(value.number) { out.append($0) }
             case .object where object.children[member] != nil:
                 writeCanonical(object.children[member]!, changing: [], into: &out)
             case .object, .array:
