@@ -35,8 +35,8 @@ struct AppendPlan: Sendable {
             ofEvent.reserveCapacity(events.count)
             for event in events {
                 let stream = event.stream
-                // Looked up, then added when new: one lookup through the subscript with a default allocated the
-                // default's closure twice for every event.
+                // Not through the subscript with a default, whose default's closure was put on the heap for every
+                // event.
                 if let found = index[stream] {
                     ofEvent.append(found)
                 } else {
