@@ -285,7 +285,7 @@ struct ExecutableTests {
         let output = Pipe()
         ldd.standardOutput = output
         try ldd.run()
-        let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let listing = String(decoding: output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
         ldd.waitUntilExit()
         let libraries = listing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let jemalloc = try #require(libraries.firstIndex { $0.hasPrefix("libjemalloc.so") }, "not linked: \(listing)")

@@ -34,7 +34,7 @@ struct FailedOutputTests {
             let errors = Pipe()
             process.standardError = errors
             try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = String(decoding: errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 1)
@@ -58,7 +58,7 @@ struct FailedOutputTests {
             // As `| head -1` does: read the first line, then go away.
             var received = Data()
             while !received.contains(0x0A) {
-                let more = output.fileHandleForReading.availableData
+                let more = output.fileHandleForReading.readAvailable()
                 if more.isEmpty { break }
                 received += more
             }
@@ -67,7 +67,7 @@ struct FailedOutputTests {
             while process.isRunning && Date() < deadline { usleep(10_000) }
             let ended = !process.isRunning
             if !ended { process.terminate() }
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = String(decoding: errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
             process.waitUntilExit()
             #expect(ended, "still running 20 s after its reader went away")
             #expect(process.terminationReason == .exit)

@@ -140,7 +140,7 @@ struct PrivateClusterTests {
             let finished = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var printed = Data()
             DispatchQueue.global().async {
-                printed = output.fileHandleForReading.readDataToEndOfFile()
+                printed = output.fileHandleForReading.readUntilEnd()
                 finished.signal()
             }
             // Foundation learns that a process ended from a descriptor the process inherits: while the server holds

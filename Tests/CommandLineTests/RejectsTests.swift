@@ -181,7 +181,7 @@ struct RejectsTests {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readUntilEnd()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: message, as: UTF8.self))
     }

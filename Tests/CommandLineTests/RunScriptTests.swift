@@ -132,7 +132,7 @@ final class RunningScript {
         let output = self.output
         Thread.detachNewThread {
             while true {
-                let data = pipe.fileHandleForReading.availableData
+                let data = pipe.fileHandleForReading.readAvailable()
                 if data.isEmpty { return }
                 output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
             }

@@ -158,11 +158,11 @@ struct ServeCommandTests {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             Thread.detachNewThread { [errors, errorsRead] in
-                let data = stderr.fileHandleForReading.readDataToEndOfFile()
+                let data = stderr.fileHandleForReading.readUntilEnd()
                 errors.data.withLock { $0 = data }
                 errorsRead.signal()
             }
-            let line = String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
+            let line = String(decoding: stdout.fileHandleForReading.readAvailable(), as: UTF8.self)
             guard let port = line.firstMatch(of: /127\.0\.0\.1:(\d+)/).map({ Int($0.1)! }) else {
                 process.terminate()
                 throw URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "serve printed: \(line)"])

@@ -53,8 +53,8 @@ public struct GeoledgerProcess {
         let errors = DispatchQueue(label: "stderr")
         nonisolated(unsafe) var errorBytes = Data()
         let group = DispatchGroup()
-        errors.async(group: group) { errorBytes = stderr.fileHandleForReading.readDataToEndOfFile() }
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        errors.async(group: group) { errorBytes = stderr.fileHandleForReading.readUntilEnd() }
+        let out = stdout.fileHandleForReading.readUntilEnd()
         group.wait()
         process.waitUntilExit()
         return Outcome(

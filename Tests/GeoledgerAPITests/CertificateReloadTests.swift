@@ -56,7 +56,7 @@ struct CertificateReloadTests {
             let stale = try health(trusting: before)
             #expect(stale.status == 0, "a new connection still got the first certificate")
 
-            let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let answer = String(decoding: output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
             upload.waitUntilExit()
             #expect(upload.terminationStatus == 0)
             #expect(answer.hasSuffix("\n200"), "\(answer.suffix(300))")

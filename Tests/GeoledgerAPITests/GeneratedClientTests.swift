@@ -55,8 +55,8 @@ struct GeneratedClientTests {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        let output = out.fileHandleForReading.readUntilEnd()
+        let errors = err.fileHandleForReading.readUntilEnd()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw GeneratedClientFailure(

@@ -153,11 +153,11 @@ final class ServeProcess {
         pid = process.processIdentifier
         let errors = self.errors, errorsRead = self.errorsRead
         Thread.detachNewThread {
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            let data = stderr.fileHandleForReading.readUntilEnd()
             errors.append(String(decoding: data, as: UTF8.self))
             errorsRead.signal()
         }
-        let line = String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
+        let line = String(decoding: stdout.fileHandleForReading.readAvailable(), as: UTF8.self)
         guard let port = line.firstMatch(of: /127\.0\.0\.1:(\d+)/).map({ Int($0.1)! }) else {
             process.terminate()
             throw RawClient.Failure(description: "serve printed no address: \(line)")

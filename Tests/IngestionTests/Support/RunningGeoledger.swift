@@ -34,7 +34,7 @@ final class RunningGeoledger {
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
             let reader = pipe.fileHandleForReading
             DispatchQueue.global().async(group: collected) {
-                let bytes = reader.readDataToEndOfFile()
+                let bytes = reader.readUntilEnd()
                 output.bytes.withLock { if isError { $0.stderr = bytes } else { $0.stdout = bytes } }
             }
         }
