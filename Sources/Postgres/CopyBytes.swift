@@ -65,10 +65,6 @@ struct CopyBytes: @unchecked Sendable, Equatable {
         count += bytes.count
     }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        append(bytes.assumingMemoryBound(to: UInt8.self))
-    }
-
     mutating func append(_ other: CopyBytes) {
         other.withUnsafeBufferPointer { append($0) }
     }
