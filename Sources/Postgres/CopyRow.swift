@@ -162,16 +162,11 @@ public struct CopyRow: Sendable, Equatable {
     public mutating func bytea(_ value: UnsafeRawBufferPointer) {
         switch format {
         case .text:
+            // `\x` with its backslash escaped for COPY, then the digits.
+            var text: [UInt8] = [0x5C, 0x5C, UInt8(ascii: "x")]
+            ByteaHex.appendDigits(of: value, to: &text)
             separate()
-            // `\x` with its backslash escaped for COPY, then two digits a byte.
-            buffer.append(0x5C)
-            buffer.append(0x5C)
-            buffer.append(UInt8(ascii: "x"))
-            for byte in value {
-                let (high, low) = ByteaHex.digits(of: byte)
-                buffer.append(high)
-                buffer.append(low)
-            }
+            text.withUnsafeBufferPointer { buffer.append($0) }
         case .binary: binary { $0.appendField(value.assumingMemoryBound(to: UInt8.self)) }
         }
     }
