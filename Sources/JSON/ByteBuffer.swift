@@ -40,17 +40,10 @@ struct ByteBuffer {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
-    /// A word of a few bytes (`{`, `":`, `false`) is copied byte by byte: a call to copy memory cost more than that.
-    /// A longer one, such as a member name (`accuracyAuthorization`), is copied whole: byte by byte it cost more.
     mutating func append(_ word: StaticString) {
         let more = word.utf8CodeUnitCount
         if count + more > capacity { grow(toHold: more) }
-        let source = word.utf8Start
-        if more > 8 {
-            (base + count).update(from: source, count: more)
-        } else {
-            for offset in 0..<more { base[count + offset] = source[offset] }
-        }
+        Self.copy(word, to: base + count)
         count += more
     }
 
@@ -66,16 +59,23 @@ struct ByteBuffer {
             target += 1
         }
         target.pointee = UInt8(ascii: "\"")
-        let source = name.utf8Start
-        // As `append(_:)` copies a `StaticString`: a short one byte by byte, a longer one whole.
-        if length > 8 {
-            (target + 1).update(from: source, count: length)
-        } else {
-            for offset in 0..<length { target[1 + offset] = source[offset] }
-        }
+        Self.copy(name, to: target + 1)
         target[1 + length] = UInt8(ascii: "\"")
         target[2 + length] = UInt8(ascii: ":")
         count += more
+    }
+
+    /// Copies `word`'s bytes to `target`, which has room for them. A word of a few bytes (`{`, `":`, `false`) is copied
+    /// byte by byte: a call to copy memory cost more than that. A longer one, such as a member name
+    /// (`accuracyAuthorization`), is copied whole: byte by byte it cost more.
+    private static func copy(_ word: StaticString, to target: UnsafeMutablePointer<UInt8>) {
+        let length = word.utf8CodeUnitCount
+        let source = word.utf8Start
+        if length > 8 {
+            target.update(from: source, count: length)
+        } else {
+            for offset in 0..<length { target[offset] = source[offset] }
+        }
     }
 
     /// Appends a copy of the bytes at `range`.
