@@ -134,10 +134,7 @@ struct FieldChecker {
         _ type: E.Type, _ members: Members<Member>, _ member: Member, at prefix: String, required: Bool
     ) -> E? where E.RawValue == String {
         var key: String { member.name }
-        if let value = members[member], value.kind == .string,
-           let known = Self.inPlaceCase(of: E.self, in: record, value) {
-            return known
-        }
+        if let known = inPlace(members[member], { Self.matchingCase(of: E.self, $0) }) { return known }
         guard let string = string(members[member], key, at: prefix, required: required, maximumLength: nil) else { return nil }
         guard let value = E(rawValue: string) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
@@ -147,20 +144,25 @@ struct FieldChecker {
         return value
     }
 
-    /// The case whose raw value is exactly the string's bytes, when it holds no escape: compared in place, without
-    /// making the string. Nil otherwise, for the caller to read the string as before, which also finds a case whose
-    /// raw value is the same text in other code points, and says what is wrong.
-    static func inPlaceCase<E: RawRepresentable & CaseIterable>(
-        of _: E.Type, in record: JSONRecord, _ value: JSONRecord.Value
-    ) -> E? where E.RawValue == String {
-        record.withUnescapedBytes(of: value) { bytes -> E? in
-            E.allCases.first { known in
-                var raw = known.rawValue
-                return raw.withUTF8 { raw in
-                    raw.count == bytes.count && (bytes.isEmpty || memcmp(raw.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-                }
+    /// What `body` reads from a string member's UTF-8 in place, without making the string; nil when the value is
+    /// absent, not a string, or holds an escape (and so is not its bytes in the input), or when `body` finds nothing.
+    /// The caller then reads the value as a string, which also says what is wrong with it.
+    func inPlace<R>(_ value: JSONRecord.Value?, _ body: (UnsafeBufferPointer<UInt8>) -> R?) -> R? {
+        guard let value, value.kind == .string else { return nil }
+        return record.withUnescapedBytes(of: value, body) ?? nil
+    }
+
+    /// The case whose raw value is exactly `bytes`. A miss is read again as a string, which also finds a case whose
+    /// raw value is the same text in other code points.
+    static func matchingCase<E: RawRepresentable & CaseIterable>(of _: E.Type, _ bytes: UnsafeBufferPointer<UInt8>) -> E?
+        where E.RawValue == String
+    {
+        E.allCases.first { known in
+            var raw = known.rawValue
+            return raw.withUTF8 { raw in
+                raw.count == bytes.count && (bytes.isEmpty || memcmp(raw.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
             }
-        } ?? nil
+        }
     }
 
     /// A finite number. Strings that spell NaN or an infinity (`"NaN"`, `"Infinity"`, `"1e999"`) are `not_finite`,
@@ -234,8 +236,7 @@ struct FieldChecker {
     ) -> Timestamp? {
         var key: String { member.name }
         let parsed: Result<Date, Timestamp.RFC3339Failure>
-        if let value = members[member], value.kind == .string,
-           let inPlace = record.withUnescapedBytes(of: value, { Timestamp.parseRFC3339($0) }) {
+        if let inPlace = inPlace(members[member], { Timestamp.parseRFC3339($0) }) {
             parsed = inPlace
         } else {
             guard let text = string(members[member], key, at: prefix, required: true, maximumLength: nil) else { return nil }

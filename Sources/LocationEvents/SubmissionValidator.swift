@@ -116,10 +116,7 @@ public struct SubmissionValidator: Sendable {
     }
 
     private func type(_ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> EventType? {
-        if let value = object[.type], value.kind == .string,
-           let type = FieldChecker.inPlaceCase(of: EventType.self, in: checker.record, value) {
-            return type
-        }
+        if let type = checker.inPlace(object[.type], { FieldChecker.matchingCase(of: EventType.self, $0) }) { return type }
         guard let name = checker.string(object, .type, at: "", required: true) else { return nil }
         guard let type = EventType(rawValue: name) else {
             let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
