@@ -68,6 +68,7 @@ struct ByteBuffer {
     /// Copies `word`'s bytes to `target`, which has room for them. A word of a few bytes (`{`, `":`, `false`) is copied
     /// byte by byte: a call to copy memory cost more than that. A longer one, such as a member name
     /// (`accuracyAuthorization`), is copied whole: byte by byte it cost more.
+    @inline(__always)
     private static func copy(_ word: StaticString, to target: UnsafeMutablePointer<UInt8>) {
         let length = word.utf8CodeUnitCount
         let source = word.utf8Start
