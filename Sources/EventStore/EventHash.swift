@@ -42,7 +42,7 @@ public enum EventHash {
             end.removeAll(keepingCapacity: true)
             writeEnd(position: position, recordedAt: recordedAt, stream: event.stream, type: event.type, version: version, into: &end)
             hasher.update(previous)
-            hasher.update(dataKey)
+            EventHash.dataKey.withUTF8Buffer { hasher.update(UnsafeRawBufferPointer($0)) }
             rendered.copyColumns.withBytes(in: rendered.data) { hasher.update($0) }
             hasher.update(middle)
             rendered.copyColumns.withBytes(in: rendered.metadata) { hasher.update($0) }
@@ -63,54 +63,65 @@ public enum EventHash {
         position: Int64, eventId: UUID, stream: String, version: Int64, type: String,
         recordedAt: Timestamp, data: Data, metadata: Data
     ) -> [UInt8] {
-        var bytes = dataKey + data
+        var bytes: [UInt8] = []
+        bytes.append(dataKey)
+        bytes += data
         writeEventIdMember(eventId, into: &bytes)
         bytes += metadata
         writeEnd(position: position, recordedAt: recordedAt, stream: stream, type: type, version: version, into: &bytes)
         return bytes
     }
 
-    private static let dataKey = Array("{\"data\":".utf8)
-    private static let positionKey = Array(",\"position\":".utf8)
+    // The members' names as static text, not arrays: an array is a global, whose every read checks that it was made
+    // and counts a reference to it.
+    private static let dataKey: StaticString = "{\"data\":"
+    private static let positionKey: StaticString = ",\"position\":"
 
     /// Appends `,"eventId":"…","metadata":`: a uuid's text needs no escape, so it is written quoted as it is, without
     /// making a string of it first.
     private static func writeEventIdMember(_ eventId: UUID, into bytes: inout [UInt8]) {
-        bytes += eventIdKey
+        bytes.append(eventIdKey)
         bytes.append(UInt8(ascii: "\""))
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UUID.textCount) { text in
             eventId.writeLowercasedText(into: text)
             bytes.append(contentsOf: text)
         }
         bytes.append(UInt8(ascii: "\""))
-        bytes += metadataKey
+        bytes.append(metadataKey)
     }
 
-    private static let eventIdKey = Array(",\"eventId\":".utf8)
-    private static let metadataKey = Array(",\"metadata\":".utf8)
+    private static let eventIdKey: StaticString = ",\"eventId\":"
+    private static let metadataKey: StaticString = ",\"metadata\":"
 
     /// Appends `,"position":<position>,"recordedAt":<microseconds>,"stream":"…","type":"…","version":<version>}`: the
     /// canonical bytes after the metadata.
     private static func writeEnd(
         position: Int64, recordedAt: Timestamp, stream: String, type: String, version: Int64, into bytes: inout [UInt8]
     ) {
-        bytes += positionKey
+        bytes.append(positionKey)
         JSONValue.writeInteger(position, into: &bytes)
-        bytes += recordedAtKey
+        bytes.append(recordedAtKey)
         JSONValue.writeInteger(recordedAt.microseconds, into: &bytes)
-        bytes += streamKey
+        bytes.append(streamKey)
         JSONValue.writeString(stream, into: &bytes)
-        bytes += typeKey
+        bytes.append(typeKey)
         JSONValue.writeString(type, into: &bytes)
-        bytes += versionKey
+        bytes.append(versionKey)
         JSONValue.writeInteger(version, into: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
-    private static let recordedAtKey = Array(",\"recordedAt\":".utf8)
+    private static let recordedAtKey: StaticString = ",\"recordedAt\":"
 
-    private static let streamKey = Array(",\"stream\":".utf8)
-    private static let typeKey = Array(",\"type\":".utf8)
-    private static let versionKey = Array(",\"version\":".utf8)
+    private static let streamKey: StaticString = ",\"stream\":"
+    private static let typeKey: StaticString = ",\"type\":"
+    private static let versionKey: StaticString = ",\"version\":"
+}
+
+extension [UInt8] {
+    /// Appends a static text's UTF-8.
+    fileprivate mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
+    }
 }
 
