@@ -16,6 +16,8 @@ struct AppendPlan: Sendable {
     private(set) var results: [AppendResult] = []
     /// The events admitted, in batch order.
     private(set) var appended: [AppendedEvent] = []
+    /// The first event of the batch with each id, by its index in the batch: filled by ``decide(_:)``.
+    private(set) var firstWithId = Set<FirstWithId>()
 
     /// The streams of a batch, each named once, and the stream of each event as an index into them: an event finds
     /// its stream's head by that index, where its stream's name was hashed to look the head up, again to record the
@@ -72,13 +74,8 @@ struct AppendPlan: Sendable {
     }
 
     /// The heads of the batch's streams as the batch leaves them (those with events).
-    var heads: [String: StreamHead] {
-        var heads: [String: StreamHead] = [:]
-        heads.reserveCapacity(streams.names.count)
-        for (stream, head) in zip(streams.names, streamHeads) {
-            if let head { heads[stream] = head }
-        }
-        return heads
+    var heads: [(String, StreamHead)] {
+        zip(streams.names, streamHeads).compactMap { stream, head in head.map { (stream, $0) } }
     }
 
     var hasFailures: Bool {
@@ -90,17 +87,14 @@ struct AppendPlan: Sendable {
         results.map { if case .conflict = $0 { $0 } else { .notAppended } }
     }
 
-    mutating func decide(_ rule: (NewEvent) -> AppendConflict?) {
-        // The index of the first event with each id, whose result a later one with the same id follows.
-        var firstWithId: [UUID: Int] = [:]
+    /// - Parameter rule: the domain's rule, asked about the event at an index of the batch (see ``AppendHooks``).
+    mutating func decide(_ rule: (Int) -> AppendConflict?) {
         firstWithId.reserveCapacity(events.count)
         var chainer = EventHash.Chainer()
         for index in events.indices {
-            // Looked up once: the id's hash is most of a lookup's cost, and it was looked up again to be recorded.
-            let id = events[index].eventId
-            let earlier = firstWithId[id]
-            results.append(decideOne(at: index, earlier: earlier, rule: rule, hashing: &chainer))
-            if earlier == nil { firstWithId[id] = index }
+            // One hash of the id: an insert answers the member already there.
+            let (isFirst, first) = firstWithId.insert(FirstWithId(id: events[index].eventId, index: index))
+            results.append(decideOne(at: index, earlier: isFirst ? nil : first.index, rule: rule, hashing: &chainer))
         }
     }
 
@@ -109,7 +103,7 @@ struct AppendPlan: Sendable {
     ///   - earlier: the index of an earlier event of the batch with the same id.
     ///   - chainer: hashes the batch's events.
     private mutating func decideOne(
-        at index: Int, earlier: Int?, rule: (NewEvent) -> AppendConflict?, hashing chainer: inout EventHash.Chainer
+        at index: Int, earlier: Int?, rule: (Int) -> AppendConflict?, hashing chainer: inout EventHash.Chainer
     ) -> AppendResult {
         let event = events[index]
         if let original = stored[event.eventId] {
@@ -130,7 +124,7 @@ struct AppendPlan: Sendable {
         }
         let head = streamHeads[streams.ofEvent[index]]
         if let conflict = Self.checkVersion(event, head: head) { return .conflict(conflict) }
-        if let conflict = rule(event) { return .conflict(conflict) }
+        if let conflict = rule(index) { return .conflict(conflict) }
         let version = record(at: index, after: head, hashing: &chainer)
         return .appended(stream: event.stream, version: version, position: logHead.position)
     }
@@ -168,6 +162,15 @@ struct AppendPlan: Sendable {
         }
         let current = head.map { "is at version \($0.version)" } ?? "does not exist"
         return AppendConflict(code: "wrong_expected_version", message: "stream \(event.stream) \(current), expected \(expected)")
+    }
+
+    /// An event's id with its index in the batch; equal and hashed by the id alone.
+    struct FirstWithId: Hashable, Sendable {
+        let id: UUID
+        let index: Int
+
+        static func == (a: FirstWithId, b: FirstWithId) -> Bool { a.id == b.id }
+        func hash(into hasher: inout Hasher) { hasher.combine(id) }
     }
 
     static func reused(_ id: UUID) -> AppendConflict {

@@ -37,7 +37,7 @@ package final class AppendPlanner {
     ///   - rules: builds the domain rule for the batch; called after the planner's reads, so that it may read too.
     ///   - reader: a connection outside any append transaction.
     package func decide(
-        _ events: [NewEvent], rules: () throws -> (NewEvent) -> AppendConflict?, reading reader: Connection
+        _ events: [NewEvent], rules: () throws -> (Int) -> AppendConflict?, reading reader: Connection
     ) throws -> DecidedAppend {
         let assumed = try logHead ?? log.head(on: reader)
         logHead = assumed
@@ -49,7 +49,7 @@ package final class AppendPlanner {
 
     /// Takes in what a decided batch changes, for the batches after it.
     private func remember(_ plan: AppendPlan, of events: [NewEvent]) {
-        recent.append(DecidedEvents(events: events, appended: plan.appended))
+        recent.append(DecidedEvents(events: events, plan: plan))
         if recent.count > inFlight { recent.removeFirst() }
         heads.decided(plan.heads)
         logHead = plan.logHead
@@ -58,24 +58,27 @@ package final class AppendPlanner {
 
 /// The events a decided batch appends, by id, as the batches after it look their ids up
 /// (``EventLog/plan(_:after:knownHeads:alsoStored:on:)``): each event's place, and its identity made only for an id
-/// found again.
+/// found again. The ids are those the plan hashed as it decided the batch.
 struct DecidedEvents: Sendable {
     private let events: [NewEvent]
     private let appended: [AppendedEvent]
-    /// Each appended event's index in `appended`.
-    private let byId: [UUID: Int]
+    private let firstWithId: Set<AppendPlan.FirstWithId>
+    /// Per event of the batch, its index in `appended`, or -1.
+    private let appendedIndex: [Int]
 
-    init(events: [NewEvent], appended: [AppendedEvent]) {
+    init(events: [NewEvent], plan: AppendPlan) {
         self.events = events
-        self.appended = appended
-        var byId: [UUID: Int] = [:]
-        byId.reserveCapacity(appended.count)
-        for (index, event) in appended.enumerated() { byId[event.eventId] = index }
-        self.byId = byId
+        appended = plan.appended
+        firstWithId = plan.firstWithId
+        var appendedIndex = [Int](repeating: -1, count: events.count)
+        for (index, event) in appended.enumerated() { appendedIndex[event.index] = index }
+        self.appendedIndex = appendedIndex
     }
 
     subscript(eventId: UUID) -> StoredIdentity? {
-        guard let index = byId[eventId] else { return nil }
+        guard let found = firstWithId.firstIndex(of: AppendPlan.FirstWithId(id: eventId, index: 0)) else { return nil }
+        let index = appendedIndex[firstWithId[found].index]
+        guard index >= 0 else { return nil }
         let event = appended[index]
         let new = events[event.index]
         return StoredIdentity(stream: new.stream, version: event.version, position: event.position, type: new.type, data: new.data)
@@ -104,15 +107,16 @@ package struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable
         values.merge(read) { known, _ in known }
     }
 
-    /// The values a decided batch leaves.
-    package mutating func decided(_ changed: [Key: Value]) {
-        recent.append(Array(changed.keys))
+    /// The values a decided batch leaves, each key once.
+    package mutating func decided(_ changed: some Sequence<(Key, Value)>) {
+        let changed = Array(changed)
+        recent.append(changed.map(\.0))
         if recent.count > inFlight { recent.removeFirst() }
         if values.count > capacity {
             let keep = Set(recent.joined())
             values = values.filter { keep.contains($0.key) }
         }
-        values.merge(changed) { _, decided in decided }
+        for (key, value) in changed { values[key] = value }
     }
 }
 

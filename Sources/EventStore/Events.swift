@@ -33,7 +33,11 @@ public struct NewEvent: Sendable, Equatable {
     /// is hashed, and the writer, which holds the lock, adds position, version, time and hashes to the columns.
     var rendered: RenderedEvent { fields.rendered }
 
-    public init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data, expectedVersion: ExpectedVersion = .any) {
+    /// - Parameters: data, metadata: canonical JSON bytes (`Data` or `[UInt8]`).
+    public init(
+        eventId: UUID, stream: String, type: String, data: some ContiguousBytes, metadata: some ContiguousBytes,
+        expectedVersion: ExpectedVersion = .any
+    ) {
         fields = Fields(
             eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion,
             rendered: RenderedEvent(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata))
@@ -69,18 +73,22 @@ struct RenderedEvent: Sendable, Equatable {
     let data: Range<Int>
     let metadata: Range<Int>
 
-    init(eventId: UUID, stream: String, type: String, data: Data, metadata: Data) {
-        var columns = CopyRow(format: .binary)  // binary: the values' bytes lie in the row as given
-        // Each field is its 4-byte length and its bytes (a uuid is 16).
-        columns.reserveCapacity(5 * 4 + 16 + stream.utf8.count + type.utf8.count + data.count + metadata.count)
-        columns.uuid(eventId)
-        columns.text(stream)
-        columns.text(type)
-        columns.bytes(data)
-        self.data = columns.byteCount - data.count..<columns.byteCount
-        columns.bytes(metadata)
-        self.metadata = columns.byteCount - metadata.count..<columns.byteCount
-        copyColumns = columns
+    init(eventId: UUID, stream: String, type: String, data: some ContiguousBytes, metadata: some ContiguousBytes) {
+        (copyColumns, self.data, self.metadata) = data.withUnsafeBytes { data in
+            metadata.withUnsafeBytes { metadata in
+                let (data, metadata) = (data.bindMemory(to: UInt8.self), metadata.bindMemory(to: UInt8.self))
+                var columns = CopyRow(format: .binary)  // binary: the values' bytes lie in the row as given
+                // Each field is its 4-byte length and its bytes (a uuid is 16).
+                columns.reserveCapacity(5 * 4 + 16 + stream.utf8.count + type.utf8.count + data.count + metadata.count)
+                columns.uuid(eventId)
+                columns.text(stream)
+                columns.text(type)
+                columns.bytes(data)
+                let dataRange = columns.byteCount - data.count..<columns.byteCount
+                columns.bytes(metadata)
+                return (columns, dataRange, columns.byteCount - metadata.count..<columns.byteCount)
+            }
+        }
     }
 }
 
@@ -147,9 +155,10 @@ public enum AppendResult: Sendable, Equatable {
 
 /// Hooks into an append, run in its transaction under the append lock.
 public protocol AppendHooks {
-    /// Returns the rule that decides, in batch order, each event that passed the version check; a conflict
-    /// rejects it. The returned closure sees only the events admitted before it, so it keeps its own state.
-    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict?
+    /// Returns the rule that decides, in batch order, each event that passed the version check, given its index in
+    /// `events`; a conflict rejects it. It is asked only about the first event with each id. The returned closure
+    /// sees only the events admitted before it, so it keeps its own state.
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict?
     /// Writes what follows from the appended events (the projections), before commit.
     func didAppend(_ events: [AppendedEvent], on connection: Connection) throws
 }

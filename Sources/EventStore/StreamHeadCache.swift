@@ -32,9 +32,9 @@ public final class StreamHeadCache {
     }
 
     /// What a committed append left: the heads of its streams and the log's head.
-    func remember(_ appended: [String: StreamHead], head logHead: LogHead) {
+    func remember(_ appended: [(String, StreamHead)], head logHead: LogHead) {
         if heads.count + appended.count > capacity { heads.removeAll(keepingCapacity: true) }
-        heads.merge(appended) { _, new in new }
+        for (stream, head) in appended { heads[stream] = head }
         self.logHead = logHead
     }
 }

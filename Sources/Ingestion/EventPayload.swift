@@ -14,7 +14,7 @@ enum EventPayload {
     ///   - data: the event's data (``LocationEvents/DecodedSubmission/data``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, data: Data, assessment: FixAssessment?, receivedAt: String
+        _ submission: Submission, data: [UInt8], assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         let platform = submission.actor.resolvedPlatform
         let fix = submission.body.fix

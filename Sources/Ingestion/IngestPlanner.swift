@@ -38,7 +38,7 @@ package final class IngestPlanner {
         }, reading: reader)
         let placed = rules.placed(append.appended)
         let changed = Projector.carried(placed, from: bindings(of: terminals))
-        bindings.decided(changed.mapValues(Optional.some))
+        bindings.decided(changed.lazy.map { ($0.key, Optional($0.value)) })
         return DecidedBatch(batch: batch, append: append, placed: placed, bindings: changed)
     }
 

@@ -100,7 +100,7 @@ public struct IngestService: Sendable {
                 do {
                     // Taken apart, so that each is moved into its array rather than copied out of the pair.
                     let (event, projection) = try EventPayload.newEvent(
-                        submission, data: decoded.data ?? Data(), assessment: assessment, receivedAt: receivedAt)
+                        submission, data: decoded.data ?? [], assessment: assessment, receivedAt: receivedAt)
                     events.append(event)
                     projected.append(projection)
                     return .event

@@ -20,7 +20,7 @@ struct LocationRules: AppendHooks {
         self.projected = projected
     }
 
-    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict? {
         let terminals = changedTerminals
         guard !terminals.isEmpty else { return { _ in nil } }
         stored.bindings = try Projector.live.bindings(of: terminals, on: connection)
@@ -44,16 +44,12 @@ struct LocationRules: AppendHooks {
     }
 
     /// The rule for the batch, given the bindings of its terminals before it (those that have one).
-    func rule(given bindings: [String: TerminalBinding]) -> (NewEvent) -> AppendConflict? {
-        // By event id: the rule is asked only about the first event of the batch with each id.
-        var changes: [UUID: TerminalBinding.Change] = [:]
-        for event in projected {
-            if let change = event.binding, changes[event.eventId] == nil { changes[event.eventId] = change }
-        }
-        guard !changes.isEmpty else { return { _ in nil } }
+    func rule(given bindings: [String: TerminalBinding]) -> (Int) -> AppendConflict? {
+        guard projected.contains(where: { $0.binding != nil }) else { return { _ in nil } }
         var boundTo = bindings.compactMapValues(\.merchantId)
-        return { event in
-            guard let change = changes[event.eventId] else { return nil }
+        return { [projected] index in
+            // The event at `index` is the first of the batch with its id: the one whose binding counts.
+            guard let change = projected[index].binding else { return nil }
             let current = boundTo[change.terminalId]
             switch change.kind {
             case .bind:

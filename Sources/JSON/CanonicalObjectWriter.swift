@@ -5,7 +5,7 @@ import Foundation
 /// in debug builds. The bytes equal those of the same object built as a ``JSONValue`` and made canonical.
 ///
 /// The bytes go through a pointer into a ``ByteBuffer`` this writer owns, and are copied out once, into an array by
-/// ``finish()`` or into `Data` by ``finishData()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
+/// ``finish()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
 /// uniqueness and capacity again, which cost more than the bytes. So the writer cannot be copied.
 public struct CanonicalObjectWriter: ~Copyable {
     private var buffer: ByteBuffer
@@ -36,12 +36,6 @@ public struct CanonicalObjectWriter: ~Copyable {
     public consuming func finish() -> [UInt8] {
         buffer.append(UInt8(ascii: "}"))
         return Array(buffer.bytes)
-    }
-
-    /// The finished object as `Data`: its bytes copied once, where `Data(finish())` copies them twice.
-    public consuming func finishData() -> Data {
-        buffer.append(UInt8(ascii: "}"))
-        return Data(buffer: buffer.bytes)
     }
 
     public mutating func string(_ name: StaticString, _ value: String) {

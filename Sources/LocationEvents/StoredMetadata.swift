@@ -93,7 +93,7 @@ public enum StoredMetadata {
     ///   - assessment: the assessment of the submission's fix; the `fix` member is written when there is both.
     ///   - capturedAt: the fix's or the failure's capture time, as `timestamptz` text.
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
-    public static func write(_ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String) -> Data {
+    public static func write(_ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String) -> [UInt8] {
         var writer = CanonicalObjectWriter(capacity: 640)
         writer.string(.app, ifPresent: submission.actor.app)
         writer.string(.capturedAt, ifPresent: capturedAt)
@@ -113,7 +113,7 @@ public enum StoredMetadata {
         }
         writer.string(.receivedAt, receivedAt)
         writer.number(.schema, Double(schema))
-        return writer.finishData()
+        return writer.finish()
     }
 
     /// The `fix` member: the assessment, with the inputs it was computed from.

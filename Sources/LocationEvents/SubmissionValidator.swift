@@ -67,7 +67,7 @@ public struct SubmissionValidator: Sendable {
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
         return DecodedSubmission(
-            result: .success(submission), data: writingData ? record.canonicalData(of: SubmissionFormat.top, changing: changes) : nil,
+            result: .success(submission), data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
             eventIdText: eventIdText, type: type)
     }
 
@@ -233,13 +233,13 @@ public struct DecodedSubmission: Sendable {
     public let result: Result<Submission, ValidationFailure>
     /// The event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white space, each
     /// number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when invalid.
-    public let data: Data?
+    public let data: [UInt8]?
     /// The `eventId` member as sent, when it is a string.
     public let eventIdText: String?
     /// The type the `type` member names, when it names one.
     public let type: EventType?
 
-    init(result: Result<Submission, ValidationFailure>, data: Data? = nil, eventIdText: String? = nil, type: EventType? = nil) {
+    init(result: Result<Submission, ValidationFailure>, data: [UInt8]? = nil, eventIdText: String? = nil, type: EventType? = nil) {
         (self.result, self.data, self.eventIdText, self.type) = (result, data, eventIdText, type)
     }
 }

@@ -95,6 +95,11 @@ public struct CopyRow: Sendable, Equatable {
         }
     }
 
+    /// UTF-8 text given as a buffer, escaped in text.
+    public mutating func bytes(_ value: UnsafeBufferPointer<UInt8>) {
+        textBytes(value)
+    }
+
     /// UTF-8 text given as `Data`, escaped in text: read in place, without `Data`'s generic collection path.
     public mutating func bytes(_ value: Data) {
         value.withUnsafeBytes { textBytes($0.bindMemory(to: UInt8.self)) }

@@ -136,11 +136,12 @@ struct AppendTests {
 
 /// A rule for the test: a stream takes at most two events per batch. Records each appended position.
 struct AtMostTwoPerStream: AppendHooks {
-    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict? {
         var counts: [String: Int] = [:]
-        return { event in
-            counts[event.stream, default: 0] += 1
-            return counts[event.stream]! > 2 ? AppendConflict(code: "too_many", message: "two is enough") : nil
+        return { index in
+            let stream = events[index].stream
+            counts[stream, default: 0] += 1
+            return counts[stream]! > 2 ? AppendConflict(code: "too_many", message: "two is enough") : nil
         }
     }
 

@@ -102,7 +102,7 @@ private final class HeldUntilTheOtherWaits: AppendHooks, Sendable {
         first.store(true, ordering: .sequentiallyConsistent)
     }
 
-    func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? {
+    func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict? {
         guard first.exchange(false, ordering: .sequentiallyConsistent) else { return { _ in nil } }
         let deadline = ContinuousClock.now + .seconds(10)
         while try !connection.query(

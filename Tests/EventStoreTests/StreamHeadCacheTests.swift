@@ -29,7 +29,7 @@ struct StreamHeadCacheTests {
     func rolledBack() throws {
         struct Refused: Error {}
         struct RefuseAfterWriting: AppendHooks {
-            func rules(for events: [NewEvent], on connection: Connection) throws -> (NewEvent) -> AppendConflict? { { _ in nil } }
+            func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict? { { _ in nil } }
             func didAppend(_ events: [AppendedEvent], on connection: Connection) throws { throw Refused() }
         }
         let database = try TestDatabase.create()

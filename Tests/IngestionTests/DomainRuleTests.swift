@@ -117,6 +117,18 @@ struct DomainRuleTests {
         #expect(try boundMerchant("T2", db) == "B")
     }
 
+    @Test("one id twice in a batch: the rule decides the first; a resend is its duplicate, other content is event_id_reused")
+    func ruleDecidesTheFirstWithAnId() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        let id = UUID()
+        let toA = Client.terminalBound(id, terminal: "T1", merchant: "A")
+        let answer = try db.ingest([toA, Client.terminalBound(id, terminal: "T1", merchant: "B"), toA, bind("T1", to: "B")])
+        #expect(answer.results.map(\.status) == [.appended, .conflict, .duplicate, .conflict])
+        #expect(answer.results.map(\.conflict?.code) == [nil, "event_id_reused", nil, "terminal_already_bound"])
+        #expect(try boundMerchant("T1", db) == "A")
+    }
+
     @Test("a visit without merchantId is invalid: merchantId / required")
     func visitWithoutMerchant() throws {
         let db = try IngestionDatabase()
