@@ -42,8 +42,8 @@ enum EventPayload {
     private static func historyFix(_ fix: Fix, _ assessment: FixAssessment) -> ProjectedEvent.Fix {
         ProjectedEvent.Fix(
             lat: assessment.wgs84.latitude, lon: assessment.wgs84.longitude, horizontalAccuracy: fix.horizontalAccuracy,
-            authorization: fix.accuracyAuthorization?.rawValue ?? "unknown", accuracy: assessment.accuracy.rawValue,
-            provider: fix.provider.rawValue, region: assessment.region.rawValue, nearBoundary: assessment.nearBoundary,
+            authorization: fix.accuracyAuthorization ?? .unknown, accuracy: assessment.accuracy,
+            provider: fix.provider, region: assessment.region, nearBoundary: assessment.nearBoundary,
             claimMismatch: assessment.claimMismatch, adcode: fix.address?.adcode)
     }
 

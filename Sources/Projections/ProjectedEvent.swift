@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import JSON
 import LocationEvents
 import Postgres
@@ -69,17 +70,23 @@ public struct ProjectedEvent: Sendable, Equatable {
             && (a.values === b.values || (a.values.fields == b.values.fields && a.values.rows == b.values.rows))
     }
 
-    /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it. Immutable, and a class,
-    /// so that the summaries keep an entity's newest fix by one reference rather than one per text.
+    /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it, each value of the
+    /// vocabulary as its case (the summaries count by them). Immutable, and a class, so that the summaries keep an
+    /// entity's newest fix by one reference rather than one per text.
     public final class Fix: Sendable, Equatable {
         let lat, lon, horizontalAccuracy: Double
-        let authorization, accuracy, provider, region: String
+        /// The authorisation as sent, `unknown` when it was not.
+        let authorization: AccuracyAuthorization
+        let accuracy: AccuracyClass
+        let provider: Provider
+        let region: Region
         let nearBoundary, claimMismatch: Bool
         let adcode: String?
 
         public init(
-            lat: Double, lon: Double, horizontalAccuracy: Double, authorization: String, accuracy: String, provider: String,
-            region: String, nearBoundary: Bool, claimMismatch: Bool, adcode: String?
+            lat: Double, lon: Double, horizontalAccuracy: Double, authorization: AccuracyAuthorization,
+            accuracy: AccuracyClass, provider: Provider, region: Region, nearBoundary: Bool, claimMismatch: Bool,
+            adcode: String?
         ) {
             (self.lat, self.lon, self.horizontalAccuracy) = (lat, lon, horizontalAccuracy)
             (self.authorization, self.accuracy, self.provider, self.region) = (authorization, accuracy, provider, region)
@@ -258,8 +265,8 @@ public struct ProjectedEvent: Sendable, Equatable {
             fix = Fix(
                 lat: try fields.number(metadata, .lat), lon: try fields.number(metadata, .lon),
                 horizontalAccuracy: try fields.number(metadata, .horizontalAccuracy),
-                authorization: try fields.string(metadata, .authorization), accuracy: try fields.string(metadata, .accuracy),
-                provider: try fields.string(metadata, .provider), region: try fields.string(metadata, .region),
+                authorization: try fields.value(metadata, .authorization), accuracy: try fields.value(metadata, .accuracy),
+                provider: try fields.value(metadata, .provider), region: try fields.value(metadata, .region),
                 nearBoundary: try fields.bool(metadata, .nearBoundary), claimMismatch: try fields.bool(metadata, .claimMismatch),
                 adcode: metadata[.adcode]?.stringValue)
         }
@@ -383,6 +390,17 @@ private struct FieldReader {
 
     func string(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> String {
         try required(metadata[field]?.stringValue, field.name)
+    }
+
+    /// A value of the vocabulary, by its text; one this version does not know is refused, as a missing one is.
+    func value<Value: RawRepresentable<String>>(
+        _ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field
+    ) throws -> Value {
+        let text = try string(metadata, field)
+        guard let value = Value(rawValue: text) else {
+            throw ProjectionError(position, "\(field.name) \(JSONValue.quoted(text)) is not one this version reads")
+        }
+        return value
     }
 
     func bool(_ metadata: ProjectedEvent.Metadata, _ field: ProjectedEvent.Metadata.Field) throws -> Bool {

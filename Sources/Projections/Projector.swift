@@ -87,7 +87,8 @@ public struct Projector: Sendable {
             // Room for the row at once, rather than growing it time and again from empty: 17 fields, each with its
             // length; the uuid, the time, the doubles and the booleans; the text fields' bytes.
             let texts = event.type.utf8.count + event.entityKind.utf8.count + event.entityId.utf8.count
-                + fix.authorization.utf8.count + fix.accuracy.utf8.count + fix.provider.utf8.count + fix.region.utf8.count
+                + fix.authorization.rawValue.utf8.count + fix.accuracy.rawValue.utf8.count
+                + fix.provider.rawValue.utf8.count + fix.region.rawValue.utf8.count
                 + (fix.adcode?.utf8.count ?? 0) + (event.app?.utf8.count ?? 0) + (event.os?.utf8.count ?? 0)
                 + Platform.text(event.platform).utf8.count
             row.reserveCapacity(17 * 4 + 16 + 8 + 3 * 8 + 2 + texts)
@@ -99,10 +100,10 @@ public struct Projector: Sendable {
             row.double(fix.lat)
             row.double(fix.lon)
             row.double(fix.horizontalAccuracy)
-            row.text(fix.authorization)
-            row.text(fix.accuracy)
-            row.text(fix.provider)
-            row.text(fix.region)
+            row.text(fix.authorization.rawValue)
+            row.text(fix.accuracy.rawValue)
+            row.text(fix.provider.rawValue)
+            row.text(fix.region.rawValue)
             row.bool(fix.nearBoundary)
             row.bool(fix.claimMismatch)
             row.text(fix.adcode)
@@ -136,7 +137,7 @@ public struct Projector: Sendable {
             if let fix = event.fix {
                 row.double(fix.lat)
                 row.double(fix.lon)
-                row.text(fix.provider)
+                row.text(fix.provider.rawValue)
             } else {
                 row.null()
                 row.null()

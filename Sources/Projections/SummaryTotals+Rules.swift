@@ -5,7 +5,7 @@ import Foundation
 extension SummaryTotals {
     /// The provider an event counts under in `daily_events`: its fix's or its failure's, else none.
     static func dailyProvider(_ event: ProjectedEvent) -> String {
-        event.fix?.provider ?? event.failure?.provider ?? ""
+        event.fix?.provider.rawValue ?? event.failure?.provider ?? ""
     }
 
     /// The bucket of `accuracy_buckets` a horizontal accuracy falls in: its whole metres kept to one significant digit,

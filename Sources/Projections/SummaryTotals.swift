@@ -42,12 +42,18 @@ struct SummaryTotals {
     }
 
     private struct FixDayKey: Hashable {
-        let day, provider, app, accuracy, authorization: Text
+        let day: Text
+        let provider: Provider
+        let app: Text
+        let accuracy: AccuracyClass
+        let authorization: AccuracyAuthorization
         let claimMismatch: Bool
     }
 
     private struct BucketKey: Hashable {
-        let provider, platform, app: Text
+        let provider: Provider
+        let platform: Platform?
+        let app: Text
         let bucket: Int64
     }
 
@@ -97,11 +103,11 @@ struct SummaryTotals {
             let app = Text(event.app ?? "")
             if let day = event.capturedDay {
                 let key = FixDayKey(
-                    day: Text(day), provider: Text(fix.provider), app: app, accuracy: Text(fix.accuracy),
-                    authorization: Text(fix.authorization), claimMismatch: fix.claimMismatch)
+                    day: Text(day), provider: fix.provider, app: app, accuracy: fix.accuracy,
+                    authorization: fix.authorization, claimMismatch: fix.claimMismatch)
                 fixDays[key, default: 0] += 1
                 let bucket = BucketKey(
-                    provider: Text(fix.provider), platform: Text(Platform.text(event.platform)), app: app,
+                    provider: fix.provider, platform: event.platform, app: app,
                     bucket: Self.accuracyBucket(fix.horizontalAccuracy))
                 buckets[bucket, default: (0, 0)].fixes += 1
                 if fix.claimMismatch { buckets[bucket, default: (0, 0)].mismatches += 1 }
@@ -109,7 +115,7 @@ struct SummaryTotals {
             guard Self.keepsLatestFix(of: event), let capturedAt = event.capturedAt else { continue }
             let newest = Newest(capturedAt: capturedAt, eventId: event.eventId, position: event.position, fix: fix, app: event.app)
             keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: false))
-            if fix.accuracy == "precise" {
+            if fix.accuracy == .precise {
                 keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: true))
             }
         }
@@ -156,17 +162,17 @@ struct SummaryTotals {
             on: connection
         ) { row, key, count in
             row.text(text(key.day))
-            row.text(text(key.provider))
+            row.text(key.provider.rawValue)
             row.text(text(key.app))
-            row.text(text(key.accuracy))
-            row.text(text(key.authorization))
+            row.text(key.accuracy.rawValue)
+            row.text(key.authorization.rawValue)
             row.bool(key.claimMismatch)
             row.integer(count)
         }
         try copy("\(schema).accuracy_buckets (provider, platform, app, bucket, fixes, mismatches)", buckets, on: connection) {
             row, key, counts in
-            row.text(text(key.provider))
-            row.text(text(key.platform))
+            row.text(key.provider.rawValue)
+            row.text(Platform.text(key.platform))
             row.text(text(key.app))
             row.integer(key.bucket)
             row.integer(counts.fixes)
@@ -188,9 +194,9 @@ struct SummaryTotals {
             row.double(fix.lat)
             row.double(fix.lon)
             row.double(fix.horizontalAccuracy)
-            row.text(fix.accuracy)
-            row.text(fix.provider)
-            row.text(fix.region)
+            row.text(fix.accuracy.rawValue)
+            row.text(fix.provider.rawValue)
+            row.text(fix.region.rawValue)
             row.bool(fix.nearBoundary)
             row.text(newest.app)
             row.bool(fix.claimMismatch)
@@ -228,10 +234,10 @@ struct SummaryTotals {
                 DO UPDATE SET fixes = d.fixes + excluded.fixes
                 """,
                 parameters: [
-                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.provider.value))),
+                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
-                    .binary(try BinaryArray(rows.map(\.key.accuracy.value))),
-                    .binary(try BinaryArray(rows.map(\.key.authorization.value))),
+                    .binary(try BinaryArray(rows.map(\.key.accuracy.rawValue))),
+                    .binary(try BinaryArray(rows.map(\.key.authorization.rawValue))),
                     .binary(BinaryArray(rows.map(\.key.claimMismatch))), .binary(BinaryArray(rows.map(\.value))),
                 ])
         }
@@ -247,8 +253,8 @@ struct SummaryTotals {
                 DO UPDATE SET fixes = b.fixes + excluded.fixes, mismatches = b.mismatches + excluded.mismatches
                 """,
                 parameters: [
-                    .binary(try BinaryArray(rows.map(\.key.provider.value))),
-                    .binary(try BinaryArray(rows.map(\.key.platform.value))),
+                    .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
+                    .binary(try BinaryArray(rows.map { Platform.text($0.key.platform) })),
                     .binary(try BinaryArray(rows.map(\.key.app.value))), .binary(BinaryArray(rows.map(\.key.bucket))),
                     .binary(BinaryArray(rows.map(\.value.fixes))), .binary(BinaryArray(rows.map(\.value.mismatches))),
                 ])
@@ -279,8 +285,8 @@ struct SummaryTotals {
                     .binary(BinaryArray(rows.map(\.value.position))), .binary(BinaryArray(rows.map(\.value.eventId))),
                     .binary(BinaryArray(timestamps: rows.map(\.value.capturedAt))),
                     .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
-                    .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy))),
-                    .binary(try BinaryArray(fixes.map(\.provider))), .binary(try BinaryArray(fixes.map(\.region))),
+                    .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy.rawValue))),
+                    .binary(try BinaryArray(fixes.map(\.provider.rawValue))), .binary(try BinaryArray(fixes.map(\.region.rawValue))),
                     .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(rows.map(\.value.app))),
                     .binary(BinaryArray(fixes.map(\.claimMismatch))),
                 ])

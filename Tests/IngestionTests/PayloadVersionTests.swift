@@ -150,6 +150,24 @@ struct PayloadVersionTests {
         try Self.expectRows(in: db)
     }
 
+    /// A schema-1 fix's metadata with every member the projections read.
+    static func fixMetadata(accuracy: String, provider: String = "amap") -> String {
+        """
+        {"schema": 1, "capturedAt": "2026-11-29T02:00:00.000000Z", "receivedAt": "2026-11-29T02:00:01.000000Z",
+         "fix": {"wgs84": {"lat": 31.2, "lon": 121.4}, "horizontalAccuracy": 20, "accuracyAuthorization": "full",
+                 "accuracy": "\(accuracy)", "provider": "\(provider)", "region": "mainland", "nearBoundary": false,
+                 "claimMismatch": false}}
+        """
+    }
+
+    @Test("a stored fix with every member read is projected")
+    func fixMetadataIsReadable() throws {
+        let event = try ProjectedEvent(
+            position: 7, version: 0, eventId: UUID(), stream: "terminal-T1", type: "TerminalLocated",
+            metadata: Data(Self.fixMetadata(accuracy: "precise").utf8), data: Data(#"{"terminalId": "T1"}"#.utf8))
+        #expect(event.stream == "terminal-T1")
+    }
+
     @Test("stored JSON that lacks what its type and schema promise is refused, naming the event and the field", arguments: [
         ("MerchantAddressFixed", #"{"schema": 1, "capturedAt": "2026-11-29T02:00:00.000000Z", "fix": {"wgs84": {"lon": 1}}}"#, nil,
          "event at position 7: metadata.fix.wgs84.lat is missing"),
@@ -162,6 +180,10 @@ struct PayloadVersionTests {
         ("LocationFailed", #"{"schema": 1, "capturedAt": "2026-11-29T02:00:00.000000Z", "failure": {"provider": "amap", "errorCode": 4}}"#, nil,
          "event at position 7: a LocationFailed event needs its data"),
         ("TerminalLocated", #"{"schema": 1, "fix": [}"#, nil, "event at position 7: malformed JSON"),
+        ("TerminalLocated", Self.fixMetadata(accuracy: "exact"), nil,
+         #"event at position 7: metadata.fix.accuracy "exact" is not one this version reads"#),
+        ("TerminalLocated", Self.fixMetadata(accuracy: "precise", provider: "baidu"), nil,
+         #"event at position 7: metadata.fix.provider "baidu" is not one this version reads"#),
     ])
     func unreadableStoredEvents(type: String, metadata: String, data: String?, message: String) {
         let error = #expect(throws: ProjectionError.self) {
