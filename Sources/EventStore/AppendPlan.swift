@@ -8,7 +8,7 @@ struct AppendPlan: Sendable {
     private let stored: [UUID: StoredIdentity]
     private let streams: Streams
     /// Per stream of `streams.names`, its head as the batch leaves it; nil while it has no event.
-    private var streamHeads: [StreamHead?]
+    private(set) var streamHeads: [StreamHead?]
     /// The log's head as the batch leaves it.
     private(set) var logHead: LogHead
     /// One recording time for the whole batch.

@@ -18,7 +18,7 @@ package final class AppendPlanner {
     private let log = EventLog()
     /// The log's head once the batches decided so far are written; nil until first read.
     private var logHead: LogHead?
-    private var heads: DecidedState<String, StreamHead>
+    private var heads: KnownStreamHeads
     /// The events appended by the batches decided last, newest last: some may still be on their way to the log.
     private var recent: [DecidedEvents] = []
     /// Batches decided but perhaps not yet committed: the one being written and the one waiting for it.
@@ -26,10 +26,10 @@ package final class AppendPlanner {
 
     /// - Parameters:
     ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
-    ///   - capacity: how many stream heads to keep (see ``DecidedState``).
+    ///   - capacity: how many stream heads to keep (see ``KnownStreamHeads``).
     package init(inFlight: Int = 2, capacity: Int = 500_000) {
         self.inFlight = max(1, inFlight)
-        heads = DecidedState(inFlight: inFlight, capacity: capacity)
+        heads = KnownStreamHeads(inFlight: inFlight, capacity: capacity)
     }
 
     /// Decides `events` as the next batch.
@@ -41,17 +41,22 @@ package final class AppendPlanner {
     ) throws -> DecidedAppend {
         let assumed = try logHead ?? log.head(on: reader)
         logHead = assumed
-        var plan = try log.plan(events, after: assumed, knownHeads: { self.heads[$0] }, alsoStored: recent, on: reader)
+        var slots: [Int] = []
+        var plan = try log.plan(events, after: assumed, knownHeads: { names in
+            slots = self.heads.slots(of: names)
+            return slots.map { self.heads[slot: $0] }
+        }, alsoStored: recent, on: reader)
         plan.decide(try rules())
-        remember(plan, of: events)
+        remember(plan, of: events, slots: slots)
         return DecidedAppend(events: events, plan: plan, assumedHead: assumed)
     }
 
     /// Takes in what a decided batch changes, for the batches after it.
-    private func remember(_ plan: AppendPlan, of events: [NewEvent]) {
+    /// - Parameter slots: the slots of the batch's streams, as ``KnownStreamHeads/slots(of:)`` gave them.
+    private func remember(_ plan: AppendPlan, of events: [NewEvent], slots: [Int]) {
         recent.append(DecidedEvents(events: events, plan: plan))
         if recent.count > inFlight { recent.removeFirst() }
-        heads.decided(plan.heads)
+        heads.decided(plan.streamHeads, slots: slots)
         logHead = plan.logHead
     }
 }
@@ -85,7 +90,59 @@ struct DecidedEvents: Sendable {
     }
 }
 
-/// What a planner keeps of the state its batches change (stream heads, terminal bindings): read once, then as each
+/// The stream heads a planner knows: read once, then as each decided batch leaves them. Each stream has a slot, looked
+/// up once a batch: the batch's heads are read from the slots and its new heads written back into them, where a
+/// dictionary of heads had hashed each name twice and, in a table of a few hundred thousand names, compared it with one
+/// far from the processor's caches twice. Past `capacity` streams it forgets all but those of the last `inFlight`
+/// batches, which the database may not show yet; a forgotten head is read again.
+struct KnownStreamHeads {
+    private var slotOf: [String: Int] = [:]
+    /// Per slot: its stream's head, nil while not known.
+    private var heads: [StreamHead?] = []
+    /// The streams of each of the last `inFlight` batches, newest last.
+    private var recent: [[String]] = []
+    private let inFlight: Int
+    private let capacity: Int
+
+    init(inFlight: Int, capacity: Int) {
+        self.inFlight = max(1, inFlight)
+        self.capacity = max(1, capacity)
+    }
+
+    /// The slots of a batch's streams, one each, in order; a stream not known yet gets a slot whose head is nil. Valid
+    /// until the next call.
+    mutating func slots(of streams: [String]) -> [Int] {
+        if slotOf.count + streams.count > capacity { forgetAllButRecent() }
+        recent.append(streams)
+        if recent.count > inFlight { recent.removeFirst() }
+        return streams.map { stream in
+            if let slot = slotOf[stream] { return slot }
+            slotOf[stream] = heads.count
+            heads.append(nil)
+            return heads.count - 1
+        }
+    }
+
+    subscript(slot slot: Int) -> StreamHead? { heads[slot] }
+
+    /// The heads a decided batch leaves, per stream of ``slots(of:)``; nil leaves a head as it was.
+    mutating func decided(_ streamHeads: [StreamHead?], slots: [Int]) {
+        for (slot, head) in zip(slots, streamHeads) where head != nil { heads[slot] = head }
+    }
+
+    /// Keeps the streams of the last batches only, in new slots.
+    private mutating func forgetAllButRecent() {
+        let kept = recent.joined().compactMap { stream in slotOf[stream].map { (stream, heads[$0]) } }
+        slotOf.removeAll(keepingCapacity: true)
+        heads.removeAll(keepingCapacity: true)
+        for (stream, head) in kept where slotOf[stream] == nil {
+            slotOf[stream] = heads.count
+            heads.append(head)
+        }
+    }
+}
+
+/// What a planner keeps of the state its batches change (terminal bindings): read once, then as each
 /// decided batch leaves it. Past `capacity` entries it forgets all but those the last `inFlight` batches changed,
 /// which the database may not show yet; a forgotten entry is read again.
 package struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable {

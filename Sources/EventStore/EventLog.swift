@@ -56,7 +56,7 @@ public struct EventLog: Sendable {
             try lockAppends(on: transaction)
             let before = try head(on: transaction)
             let cached = cache?.heads(of: streams, whenHeadIs: before) ?? [:]
-            var plan = try plan(events, after: before, knownHeads: { cached[$0] }, on: transaction)
+            var plan = try plan(events, after: before, knownHeads: { $0.map { cached[$0] } }, on: transaction)
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
             if atomic && plan.hasFailures {
@@ -141,12 +141,13 @@ public struct EventLog: Sendable {
     /// What is needed to decide `events` as the batch after the log's head `logHead`: the heads of their streams, from
     /// `knownHeads` or else read, and which of their ids are stored, read, with `alsoStored` (events not committed
     /// yet) on top.
+    /// - Parameter knownHeads: given the batch's streams, each once, the head of each, nil where it is not known.
     func plan(
-        _ events: [NewEvent], after logHead: LogHead, knownHeads: (String) -> StreamHead?,
+        _ events: [NewEvent], after logHead: LogHead, knownHeads: ([String]) -> [StreamHead?],
         alsoStored: [DecidedEvents] = [], on connection: Connection
     ) throws -> AppendPlan {
         let streams = AppendPlan.Streams(events)
-        var heads = streams.names.map(knownHeads)
+        var heads = knownHeads(streams.names)
         let unseen = Set(zip(streams.names, heads).compactMap { stream, head in head == nil ? stream : nil })
         if !unseen.isEmpty {
             let read = try streamHeads(unseen, on: connection)
