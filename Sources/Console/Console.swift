@@ -53,14 +53,20 @@ public final class Console: Sendable {
     public let notes: [String]
     /// Where failures the pages only summarise are told in full.
     let log: @Sendable (String) -> Void
+    /// Told of each page answered 503 because the projections are behind, to count it with the API's.
+    let projectionsBehind: @Sendable (ProjectionsBehind) -> Void
 
-    /// - Parameter classifier: decides where GCJ-02 applies, for drawing on GCJ-02 tiles.
+    /// - Parameters:
+    ///   - classifier: decides where GCJ-02 applies, for drawing on GCJ-02 tiles.
+    ///   - projectionsBehind: told of each page answered 503 because the projections are behind.
     public init(
         pool: ConnectionPool, projector: ProjectorRunner, tokens: Tokens, classifier: BoundaryClassifier,
-        configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }
+        configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in },
+        projectionsBehind: @escaping @Sendable (ProjectionsBehind) -> Void = { _ in }
     ) throws {
         self.configuration = configuration
         self.log = log
+        self.projectionsBehind = projectionsBehind
         self.pool = pool
         self.projector = projector
         self.tokens = tokens
@@ -153,6 +159,7 @@ public final class Console: Sendable {
                     response = try route.handler(PageRequest(request: request, sessionId: sessionId, session: session))
                 }
             } catch ProjectionError.behind(let behind) {
+                projectionsBehind(behind)
                 response = errorPage(
                     .serviceUnavailable, "The projections are behind",
                     "\(behind). The page is not shown stale: reload it in a moment.", retryAfter: 1)

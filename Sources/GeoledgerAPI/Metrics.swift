@@ -69,7 +69,8 @@ public final class Metrics: Sendable {
         }
     }
 
-    func recordProjectionsBehind(_ kind: ProjectionsBehind.Kind) {
+    /// Counts a request answered 503 because the projections are behind: the API's, and the console's pages.
+    public func recordProjectionsBehind(_ kind: ProjectionsBehind.Kind) {
         state.withLock { state in
             switch kind {
             case .read: state.readsBehind += 1
@@ -206,7 +207,7 @@ public final class Metrics: Sendable {
             "# TYPE geoledger_projector_up gauge",
             "geoledger_projector_up \(status.lastError == nil ? 1 : 0)",
             "# HELP geoledger_projections_behind_total Requests answered 503 projections_behind: reads that waited past "
-                + "GEOLEDGER_READ_TIMEOUT, appends held back.",
+                + "GEOLEDGER_READ_TIMEOUT (the API's and the console's pages), appends held back.",
             "# TYPE geoledger_projections_behind_total counter",
             "geoledger_projections_behind_total{request=\"read\"} \(readsBehind)",
             "geoledger_projections_behind_total{request=\"append\"} \(appendsBehind)",

@@ -154,7 +154,8 @@ enum ServeCommand {
         if let directory = environment["GEOLEDGER_LEAFLET_DIR"], !directory.isEmpty { consoleSettings.leafletDirectory = directory }
         let console = try Console(
             pool: pool, projector: projector, tokens: Console.Tokens(api: api), classifier: classifier,
-            configuration: consoleSettings, log: { message in api.log(message) })
+            configuration: consoleSettings, log: { message in api.log(message) },
+            projectionsBehind: { behind in api.metrics.recordProjectionsBehind(behind.kind) })
         for note in console.notes { api.log(note) }
         if !(ProcessInfo.processInfo.environment["MALLOC_CONF"] ?? "").contains("decay_ms") {
             let failed = allocator_return_freed_pages(returnFreedPagesAfterMilliseconds)

@@ -124,7 +124,11 @@ struct ProjectionsBehindLogTests {
                     throw RawClient.Failure(description: "POST answered \(posted.status): \(posted.text)")
                 }
                 let (cookie, _) = try ConsoleTesting.signIn(token, port: server.port)
-                return try ConsoleTesting.request("GET", "/merchants/C0", port: server.port, headers: ["Cookie": cookie])
+                let page = try ConsoleTesting.request("GET", "/merchants/C0", port: server.port, headers: ["Cookie": cookie])
+                // Counted with the API's reads refused for it.
+                let metrics = try ServeProcess.get("/metrics", token: token, port: server.port).text
+                #expect(Self.value("geoledger_projections_behind_total{request=\"read\"}", in: metrics) == 1, "\(metrics)")
+                return page
             }
         }
         #expect(page.status == 503, "\(page.text)")
