@@ -106,7 +106,8 @@ struct AppendPlan: Sendable {
         at index: Int, earlier: Int?, rule: (Int) -> AppendConflict?, hashing chainer: inout EventHash.Chainer
     ) -> AppendResult {
         let event = events[index]
-        if let original = stored[event.eventId] {
+        // Most batches find none of their ids stored: the id is not hashed then.
+        if !stored.isEmpty, let original = stored[event.eventId] {
             guard original.stream == event.stream, original.type == event.type, original.data == event.data else {
                 return .conflict(Self.reused(event.eventId))
             }

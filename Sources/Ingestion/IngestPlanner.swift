@@ -26,7 +26,7 @@ package final class IngestPlanner {
 
     /// Decides `batch` as the next one, reading what it needs on `reader`, a connection outside any append.
     package func decide(_ batch: PreparedBatch, reading reader: Connection) throws -> DecidedBatch {
-        let rules = LocationRules(projected: batch.projected)
+        let rules = LocationRules(projected: batch.projected, bindings: batch.bindings)
         let terminals = rules.changedTerminals
         let append = try planner.decide(batch.events, rules: {
             let unseen = terminals.filter { self.bindings[$0] == nil }
@@ -37,7 +37,7 @@ package final class IngestPlanner {
             return rules.rule(given: self.bindings(of: terminals))
         }, reading: reader)
         let placed = rules.placed(append.appended)
-        let changed = Projector.carried(placed, from: bindings(of: terminals))
+        let changed = Projector.carried(rules.placedChanges(append.appended), from: bindings(of: terminals))
         bindings.decided(changed.lazy.map { ($0.key, Optional($0.value)) })
         return DecidedBatch(batch: batch, append: append, placed: placed, bindings: changed)
     }

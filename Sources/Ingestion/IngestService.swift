@@ -23,6 +23,9 @@ public struct PreparedBatch: Sendable {
     private(set) var events: [NewEvent]
     /// What the projections will read of each event, in the order of `events`.
     private(set) var projected: [ProjectedEvent]
+    /// The indexes in `events` of those that bind or unbind a terminal, in order: the rules and the bindings look at
+    /// these alone, without reading every event again on another thread.
+    private(set) var bindings: [Int]
     /// Per item, the type its `type` member names, when it names one, valid or not.
     public private(set) var types: [EventType?]
 
@@ -33,9 +36,15 @@ extension PreparedBatch {
     /// Batches one after another as one, to append in one transaction: each item is answered as it would be were the
     /// batches appended in turn, except for the report's `head`, which is the log's head after them all.
     public init(joining batches: [PreparedBatch]) {
+        var bindings: [Int] = []
+        var offset = 0
+        for batch in batches {
+            bindings += batch.bindings.map { $0 + offset }
+            offset += batch.events.count
+        }
         self.init(
             items: batches.flatMap(\.items), events: batches.flatMap(\.events), projected: batches.flatMap(\.projected),
-            types: batches.flatMap(\.types))
+            bindings: bindings, types: batches.flatMap(\.types))
     }
 }
 
@@ -76,6 +85,7 @@ public struct IngestService: Sendable {
     public func prepare<Items: Collection<IngestItem>>(_ items: Items, now: Date = Date()) -> PreparedBatch {
         var events: [NewEvent] = []
         var projected: [ProjectedEvent] = []
+        var bindings: [Int] = []
         var types: [EventType?] = []
         events.reserveCapacity(items.count)
         projected.reserveCapacity(items.count)
@@ -101,6 +111,7 @@ public struct IngestService: Sendable {
                     // Taken apart, so that each is moved into its array rather than copied out of the pair.
                     let (event, projection) = try EventPayload.newEvent(
                         submission, data: decoded.data ?? [], assessment: assessment, receivedAt: receivedAt)
+                    if projection.binding != nil { bindings.append(events.count) }
                     events.append(event)
                     projected.append(projection)
                     return .event
@@ -112,7 +123,7 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, events: events, projected: projected, types: types)
+        return PreparedBatch(items: prepared, events: events, projected: projected, bindings: bindings, types: types)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones
@@ -126,7 +137,7 @@ public struct IngestService: Sendable {
         beforeCommit: () throws -> Void = {}
     ) throws -> IngestReport {
         let events = batch.events
-        let rules = LocationRules(projected: batch.projected)
+        let rules = LocationRules(projected: batch.projected, bindings: batch.bindings)
         let anyRejected = events.count < batch.items.count
         let appended: AppendAnswer
         if atomic && anyRejected {

@@ -12,12 +12,21 @@ import Projections
 struct LocationRules: AppendHooks {
     /// What the projections read of each event of the batch, in batch order, read while the batch was prepared.
     let projected: [ProjectedEvent]
+    /// The indexes in `projected` of the binds and unbinds, in order.
+    let bindings: [Int]
+    /// Per event of `projected`, whether it binds or unbinds.
+    private let isChange: [Bool]
     /// The stored bindings of the batch's terminals, read with the rules and carried forward by `didAppend`; and the
     /// appended events, placed, for the projector once the batch commits.
     private let stored = StoredBindings()
 
-    init(projected: [ProjectedEvent]) {
+    /// - Parameter bindings: the indexes in `projected` of the binds and unbinds, in order.
+    init(projected: [ProjectedEvent], bindings: [Int]) {
         self.projected = projected
+        self.bindings = bindings
+        var isChange = [Bool](repeating: false, count: bindings.isEmpty ? 0 : projected.count)
+        for index in bindings { isChange[index] = true }
+        self.isChange = isChange
     }
 
     func rules(for events: [NewEvent], on connection: Connection) throws -> (Int) -> AppendConflict? {
@@ -40,16 +49,16 @@ struct LocationRules: AppendHooks {
 
     /// The terminals the batch binds or unbinds.
     var changedTerminals: [String] {
-        Array(Set(projected.compactMap { $0.binding?.terminalId }))
+        Array(Set(bindings.compactMap { projected[$0].binding?.terminalId }))
     }
 
     /// The rule for the batch, given the bindings of its terminals before it (those that have one).
     func rule(given bindings: [String: TerminalBinding]) -> (Int) -> AppendConflict? {
-        guard projected.contains(where: { $0.binding != nil }) else { return { _ in nil } }
+        guard !self.bindings.isEmpty else { return { _ in nil } }
         var boundTo = bindings.compactMapValues(\.merchantId)
-        return { [projected] index in
+        return { [projected, isChange] index in
             // The event at `index` is the first of the batch with its id: the one whose binding counts.
-            guard let change = projected[index].binding else { return nil }
+            guard isChange[index], let change = projected[index].binding else { return nil }
             let current = boundTo[change.terminalId]
             switch change.kind {
             case .bind:
@@ -75,6 +84,12 @@ struct LocationRules: AppendHooks {
     /// The appended events' projections, where the log put them.
     func placed(_ events: [AppendedEvent]) -> [ProjectedEvent] {
         events.map { projected[$0.index].placed(at: $0.position, version: $0.version) }
+    }
+
+    /// ``placed(_:)`` of the appended binds and unbinds alone.
+    func placedChanges(_ events: [AppendedEvent]) -> [ProjectedEvent] {
+        guard !bindings.isEmpty else { return [] }
+        return placed(events.filter { isChange[$0.index] })
     }
 }
 

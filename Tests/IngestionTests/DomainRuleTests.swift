@@ -129,6 +129,28 @@ struct DomainRuleTests {
         #expect(try boundMerchant("T1", db) == "A")
     }
 
+    @Test("batches joined into one append: each bind and unbind is checked after those of the batches before it")
+    func joinedBatches() throws {
+        let db = try IngestionDatabase()
+        defer { db.drop() }
+        func prepared(_ lines: [String]) -> PreparedBatch {
+            db.service.prepare(lines.map(IngestionDatabase.item), now: serverNow)
+        }
+        let first = prepared([Client.terminalLocated(terminal: "T2"), bind("T1", to: "A")])
+        // The second batch's binds and unbinds are not where they were in it once joined: two places further on.
+        let second = prepared([
+            bind("T1", to: "B"), Client.terminalLocated(terminal: "T1"), Client.terminalLocated(terminal: "T1"),
+            Client.terminalUnbound(terminal: "T1", merchant: "B"), Client.terminalUnbound(terminal: "T1", merchant: "A"),
+            bind("T1", to: "B"),
+        ])
+        let report = try db.service.append(PreparedBatch(joining: [first, second]), on: db.connection)
+        #expect(report.results.map(\.conflict?.code) == [
+            nil, nil, "terminal_already_bound", nil, nil, "terminal_not_bound", nil, nil,
+        ])
+        #expect(report.results.map(\.status) == [.appended, .appended, .conflict, .appended, .appended, .conflict, .appended, .appended])
+        #expect(try boundMerchant("T1", db) == "B")
+    }
+
     @Test("a visit without merchantId is invalid: merchantId / required")
     func visitWithoutMerchant() throws {
         let db = try IngestionDatabase()
