@@ -12,9 +12,10 @@ enum EventPayload {
     /// The event to append, and what the projections will read of it (placed at its position once appended).
     /// - Parameters:
     ///   - data: the event's data (``LocationEvents/DecodedSubmission/data``).
+    ///   - numbers: the fix's numbers as sent (``LocationEvents/DecodedSubmission/fixNumbers``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, data: [UInt8], assessment: FixAssessment?, receivedAt: String
+        _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         let platform = submission.actor.resolvedPlatform
         let fix = submission.body.fix
@@ -24,7 +25,8 @@ enum EventPayload {
         let event = NewEvent(
             eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
             data: data,
-            metadata: StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt),
+            metadata: StoredMetadata.write(
+                submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers),
             expectedVersion: expectedVersion(submission.expectedVersion))
         let projected = try ProjectedEvent(
             eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, capturedInstant: captured,

@@ -110,7 +110,8 @@ public struct IngestService: Sendable {
                 do {
                     // Taken apart, so that each is moved into its array rather than copied out of the pair.
                     let (event, projection) = try EventPayload.newEvent(
-                        submission, data: decoded.data ?? [], assessment: assessment, receivedAt: receivedAt)
+                        submission, data: decoded.data ?? [], numbers: decoded.fixNumbers, assessment: assessment,
+                        receivedAt: receivedAt)
                     if projection.binding != nil { bindings.append(events.count) }
                     events.append(event)
                     projected.append(projection)

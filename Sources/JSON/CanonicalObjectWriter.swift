@@ -49,8 +49,18 @@ public struct CanonicalObjectWriter: ~Copyable {
     }
 
     public mutating func number(_ name: StaticString, _ value: Double) {
+        number(name, value, given: nil)
+    }
+
+    /// - Parameter given: the value's text, when a document had it canonical; used when its value is `value`.
+    public mutating func number(_ name: StaticString, _ value: Double, given: CanonicalNumber?) {
         self.name(name)
-        JSONValue.withCanonicalNumber(value) { buffer.append($0) }
+        // Equal values have one canonical text (0 and -0 both "0"), whatever their bits.
+        if let given, given.value == value {
+            given.withText { buffer.append($0) }
+        } else {
+            JSONValue.withCanonicalNumber(value) { buffer.append($0) }
+        }
     }
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {

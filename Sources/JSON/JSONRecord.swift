@@ -184,6 +184,13 @@ public final class JSONRecord {
         return body(UnsafeBufferPointer(rebasing: bytes[value.start + 1..<value.end - 1]))
     }
 
+    /// A number value with its text, when the text is canonical as it came (and so is the number's canonical text).
+    public func canonicalNumber(_ value: Value) -> CanonicalNumber? {
+        guard value.kind == .number else { return nil }
+        let span = UnsafeBufferPointer(rebasing: bytes[value.start..<value.end])
+        return JSONParser.isCanonical(number: span) ? CanonicalNumber(value: value.number, text: span) : nil
+    }
+
     /// The canonical JSON bytes (``JSONValue/canonicalData()``) of the object of kind `object`, written from the
     /// input's spans in the order the format fixes, without sorting and without a tree: strings without escapes and
     /// numbers already canonical as they came.

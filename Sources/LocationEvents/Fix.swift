@@ -1,5 +1,6 @@
 import CivilCalendar
 import Geo
+import JSON
 
 /// A position as the app sent it, before the server adds anything.
 public struct Fix: Sendable, Hashable {
@@ -134,6 +135,16 @@ public struct Actor: Sendable, Hashable {
 }
 
 /// The members of a fix, in the order of ``Fix/fieldNames``.
+/// A fix's numbers as the submission had them, where they came canonical: the stored metadata writes them again
+/// (``StoredMetadata/write(_:assessment:capturedAt:receivedAt:given:)``) without formatting their values.
+public struct FixNumbers: Sendable {
+    public var latitude, longitude, horizontalAccuracy: CanonicalNumber?
+
+    public init(latitude: CanonicalNumber? = nil, longitude: CanonicalNumber? = nil, horizontalAccuracy: CanonicalNumber? = nil) {
+        (self.latitude, self.longitude, self.horizontalAccuracy) = (latitude, longitude, horizontalAccuracy)
+    }
+}
+
 enum FixMember: Int, KnownMember {
     case lat, lon, datum, horizontalAccuracy, accuracyAuthorization, provider, capturedAt, address, claimedInRegion
 

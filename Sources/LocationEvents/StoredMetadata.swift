@@ -93,7 +93,11 @@ public enum StoredMetadata {
     ///   - assessment: the assessment of the submission's fix; the `fix` member is written when there is both.
     ///   - capturedAt: the fix's or the failure's capture time, as `timestamptz` text.
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
-    public static func write(_ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String) -> [UInt8] {
+    ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/fixNumbers``): a value of the
+    ///     metadata equal to one of them is written with its text. The bytes are the same either way.
+    public static func write(
+        _ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String, given: FixNumbers? = nil
+    ) -> [UInt8] {
         var writer = CanonicalObjectWriter(capacity: 640)
         writer.string(.app, ifPresent: submission.actor.app)
         writer.string(.capturedAt, ifPresent: capturedAt)
@@ -109,7 +113,7 @@ public enum StoredMetadata {
             }
         }
         if let fix = submission.body.fix, let assessment {
-            writer.object(.fix) { members in write(fix, assessment, into: &members) }
+            writer.object(.fix) { members in write(fix, assessment, given: given ?? FixNumbers(), into: &members) }
         }
         writer.string(.receivedAt, receivedAt)
         writer.number(.schema, Double(schema))
@@ -117,7 +121,7 @@ public enum StoredMetadata {
     }
 
     /// The `fix` member: the assessment, with the inputs it was computed from.
-    private static func write(_ fix: Fix, _ assessment: FixAssessment, into members: inout CanonicalObjectWriter) {
+    private static func write(_ fix: Fix, _ assessment: FixAssessment, given: FixNumbers, into members: inout CanonicalObjectWriter) {
         members.string(.accuracy, assessment.accuracy.rawValue)
         members.string(.accuracyAuthorization, fix.accuracyAuthorization?.rawValue ?? "unknown")
         members.string(.adcode, ifPresent: fix.address?.adcode)
@@ -128,17 +132,17 @@ public enum StoredMetadata {
         members.bool(.datumInferred, assessment.datumInferred)
         members.strings(.flags, assessment.flags)
         members.object(.gcj02) { point in
-            point.number(.gcj02Lat, assessment.gcj02.latitude)
-            point.number(.gcj02Lon, assessment.gcj02.longitude)
+            point.number(.gcj02Lat, assessment.gcj02.latitude, given: given.latitude)
+            point.number(.gcj02Lon, assessment.gcj02.longitude, given: given.longitude)
         }
-        members.number(.horizontalAccuracy, fix.horizontalAccuracy)
+        members.number(.horizontalAccuracy, fix.horizontalAccuracy, given: given.horizontalAccuracy)
         members.bool(.inRegion, assessment.inRegion)
         members.bool(.nearBoundary, assessment.nearBoundary)
         members.string(.provider, fix.provider.rawValue)
         members.string(.region, assessment.region.rawValue)
         members.object(.wgs84) { point in
-            point.number(.wgs84Lat, assessment.wgs84.latitude)
-            point.number(.wgs84Lon, assessment.wgs84.longitude)
+            point.number(.wgs84Lat, assessment.wgs84.latitude, given: given.latitude)
+            point.number(.wgs84Lon, assessment.wgs84.longitude, given: given.longitude)
         }
     }
 }
@@ -147,7 +151,9 @@ public enum StoredMetadata {
 private extension CanonicalObjectWriter {
     mutating func string(_ member: StoredMetadata.Member, _ value: String) { string(member.name, value) }
     mutating func string(_ member: StoredMetadata.Member, ifPresent value: String?) { string(member.name, ifPresent: value) }
-    mutating func number(_ member: StoredMetadata.Member, _ value: Double) { number(member.name, value) }
+    mutating func number(_ member: StoredMetadata.Member, _ value: Double, given: CanonicalNumber? = nil) {
+        number(member.name, value, given: given)
+    }
     mutating func bool(_ member: StoredMetadata.Member, _ value: Bool) { bool(member.name, value) }
     mutating func strings(_ member: StoredMetadata.Member, _ values: [String]) { strings(member.name, values) }
     mutating func object(_ member: StoredMetadata.Member, _ members: (inout CanonicalObjectWriter) -> Void) {

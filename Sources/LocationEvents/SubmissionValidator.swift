@@ -66,9 +66,16 @@ public struct SubmissionValidator: Sendable {
             changes.append((SubmissionMember.eventId.rawValue, eventId.uuidString.lowercased()))
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
+        var numbers: FixNumbers?
+        if writingData, body.fix != nil {
+            let fix = Members<FixMember>(record: record, object: SubmissionFormat.fix)
+            numbers = FixNumbers(
+                latitude: fix[.lat].flatMap(record.canonicalNumber), longitude: fix[.lon].flatMap(record.canonicalNumber),
+                horizontalAccuracy: fix[.horizontalAccuracy].flatMap(record.canonicalNumber))
+        }
         return DecodedSubmission(
             result: .success(submission), data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
-            eventIdText: eventIdText, type: type)
+            fixNumbers: numbers, eventIdText: eventIdText, type: type)
     }
 
     /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
@@ -234,13 +241,18 @@ public struct DecodedSubmission: Sendable {
     /// The event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white space, each
     /// number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when invalid.
     public let data: [UInt8]?
+    /// The fix's numbers as sent, where they came canonical; nil when invalid or without a fix.
+    public let fixNumbers: FixNumbers?
     /// The `eventId` member as sent, when it is a string.
     public let eventIdText: String?
     /// The type the `type` member names, when it names one.
     public let type: EventType?
 
-    init(result: Result<Submission, ValidationFailure>, data: [UInt8]? = nil, eventIdText: String? = nil, type: EventType? = nil) {
-        (self.result, self.data, self.eventIdText, self.type) = (result, data, eventIdText, type)
+    init(
+        result: Result<Submission, ValidationFailure>, data: [UInt8]? = nil, fixNumbers: FixNumbers? = nil,
+        eventIdText: String? = nil, type: EventType? = nil
+    ) {
+        (self.result, self.data, self.fixNumbers, self.eventIdText, self.type) = (result, data, fixNumbers, eventIdText, type)
     }
 }
 

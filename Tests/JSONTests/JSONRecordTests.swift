@@ -67,6 +67,29 @@ import Testing
         }
     }
 
+    @Test("a number that came canonical is kept with its text, and written again for its value alone", arguments: [
+        ("31.230416", true), ("121.4737", true), ("18", true), ("0.001", true), ("-0.5", true),
+        ("1.0", false), ("1e5", false), ("0.0001", false), ("31.2304160", false), ("123456789012345678", false),
+    ])
+    func canonicalNumbers(text: String, kept: Bool) throws {
+        let format = JSONRecordFormat(objects: [[("n", nil)]])
+        try format.withRecord(of: Data(#"{"n":\#(text)}"#.utf8)) { read in
+            let record = try read.get()
+            let number = record.canonicalNumber(record[0, 0])
+            #expect((number != nil) == kept, "\(text)")
+            guard let number else { return }
+            var same = CanonicalObjectWriter()
+            same.number("a", number.value, given: number)
+            same.number("b", number.value + 1, given: number)
+            var plain = CanonicalObjectWriter()
+            plain.number("a", number.value)
+            plain.number("b", number.value + 1)
+            let (given, formatted) = (same.finish(), plain.finish())
+            #expect(given == formatted)
+            #expect(JSONValue.canonicalNumber(number.value) == text)
+        }
+    }
+
     @Test func membersTheFormatDoesNotNameAreKeptByNameInInputOrder() {
         let format = JSONRecordFormat(objects: [[("a", 1)], [("x", nil)]])
         let text = #"{"z":1,"a":{"y":[1,{"q":2}],"x":2},"b":null}"#
