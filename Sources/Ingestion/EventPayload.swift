@@ -18,12 +18,13 @@ enum EventPayload {
         _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String
     ) throws -> (event: NewEvent, projected: ProjectedEvent) {
         let platform = submission.actor.resolvedPlatform
+        let entity = submission.body.entity
         let fix = submission.body.fix
         let failure = submission.body.failure
         let captured = (failure?.capturedAt ?? fix?.capturedAt)?.date
         let capturedAt = captured?.postgresText
         let event = NewEvent(
-            eventId: submission.eventId, stream: submission.streamName, type: submission.typeName,
+            eventId: submission.eventId, stream: entity.streamName, type: submission.typeName,
             data: data,
             metadata: StoredMetadata.write(
                 submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers),
@@ -36,7 +37,8 @@ enum EventPayload {
             failure: failure.map {
                 ProjectedEvent.Failure(provider: $0.provider.rawValue, errorCode: $0.errorCode, platform: platform)
             },
-            visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body))
+            visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
+            entity: (entity.kind.rawValue, entity.id))
         return (event, projected)
     }
 

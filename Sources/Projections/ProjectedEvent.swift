@@ -311,15 +311,22 @@ public struct ProjectedEvent: Sendable, Equatable {
     ///   - os: the sender's operating system as sent (`data.actor.os`).
     ///   - platform: the sender's ``Actor/resolvedPlatform``.
     ///   - boundMerchantId: the merchant of a bind or unbind (`data.merchantId`); required for those.
+    ///   - entity: the stream's category and id, the parts of its name before and after the first `-`, when the
+    ///     caller has them apart (ingest); nil reads them from the name.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
         capturedInstant: Date? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
-        boundMerchantId: String?
+        boundMerchantId: String?, entity: (kind: String, id: String)? = nil
     ) throws {
-        guard let dash = stream.utf8.firstIndex(of: UInt8(ascii: "-")) else {
-            throw ProjectionError(position, "stream \(stream) has no category")
+        let entityKind: String, entityId: String
+        if let entity {
+            (entityKind, entityId) = entity
+        } else {
+            guard let dash = stream.utf8.firstIndex(of: UInt8(ascii: "-")) else {
+                throw ProjectionError(position, "stream \(stream) has no category")
+            }
+            (entityKind, entityId) = (String(stream[..<dash]), String(stream[stream.utf8.index(after: dash)...]))
         }
-        let entityId = String(stream[stream.utf8.index(after: dash)...])
         let captured: Date?
         if let capturedInstant, capturedAt != nil {
             // As the text reads back, so that an event built at ingest equals the same event read back from the log.
@@ -340,7 +347,7 @@ public struct ProjectedEvent: Sendable, Equatable {
             binding = TerminalBinding.Change(kind: kind, terminalId: entityId, merchantId: boundMerchantId, at: at)
         }
         let fields = Fields(
-            eventId: eventId, stream: stream, type: type, entityKind: String(stream[..<dash]), entityId: entityId,
+            eventId: eventId, stream: stream, type: type, entityKind: entityKind, entityId: entityId,
             capturedAt: captured, app: app, os: os, platform: platform, receivedDay: receivedAt.map(Self.day(of:)),
             capturedDay: capturedAt.map(Self.day(of:)), fix: fix, failure: failure, visit: visit, binding: binding)
         self.position = position
