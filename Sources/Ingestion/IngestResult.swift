@@ -15,8 +15,19 @@ public enum IngestStatus: String, Sendable, Codable {
 
 /// The answer for one item of a batch, as DESIGN.md's batch answer shows it.
 public struct IngestItemResult: Sendable, Equatable {
-    /// The item's `eventId` as sent, when it had a string one.
-    public var eventId: String?
+    /// The item's `eventId` as sent, when it had a string one; for an event read, its id in lower case.
+    public var eventId: String? {
+        get {
+            switch id {
+            case .text(let text)?: text
+            case .event(let id)?: id.lowercasedText
+            case nil: nil
+            }
+        }
+        set { id = newValue.map(Identifier.text) }
+    }
+    /// An event's id is kept as the uuid and written as text only when asked: most answers are counted, not shown.
+    private var id: Identifier?
     public var status: IngestStatus
     public var stream: String?
     public var version: Int64?
@@ -25,6 +36,36 @@ public struct IngestItemResult: Sendable, Equatable {
     public var errors: [FieldError] = []
     /// Why a conflicting item was refused.
     public var conflict: AppendConflict?
+
+    private enum Identifier: Sendable {
+        case text(String)
+        case event(UUID)
+    }
+
+    public init(
+        eventId: String? = nil, status: IngestStatus, stream: String? = nil, version: Int64? = nil, position: Int64? = nil,
+        errors: [FieldError] = [], conflict: AppendConflict? = nil
+    ) {
+        self.init(id: eventId.map(Identifier.text), status, stream, version, position, errors, conflict)
+    }
+
+    /// The answer for an event read: its id as the uuid.
+    init(event: UUID, status: IngestStatus, stream: String, version: Int64? = nil, position: Int64? = nil, conflict: AppendConflict? = nil) {
+        self.init(id: .event(event), status, stream, version, position, [], conflict)
+    }
+
+    private init(
+        id: Identifier?, _ status: IngestStatus, _ stream: String?, _ version: Int64?, _ position: Int64?,
+        _ errors: [FieldError], _ conflict: AppendConflict?
+    ) {
+        (self.id, self.status, self.stream, self.version, self.position) = (id, status, stream, version, position)
+        (self.errors, self.conflict) = (errors, conflict)
+    }
+
+    public static func == (a: IngestItemResult, b: IngestItemResult) -> Bool {
+        a.eventId == b.eventId && a.status == b.status && a.stream == b.stream && a.version == b.version
+            && a.position == b.position && a.errors == b.errors && a.conflict == b.conflict
+    }
 
     /// The JSON object of the batch answer.
     public var json: JSONValue {

@@ -199,16 +199,16 @@ public struct IngestService: Sendable {
     }
 
     private static func result(for event: NewEvent, _ answer: AppendResult) -> IngestItemResult {
-        let id = event.eventId.lowercasedText
+        let id = event.eventId
         switch answer {
         case .appended(let stream, let version, let position):
-            return IngestItemResult(eventId: id, status: .appended, stream: stream, version: version, position: position)
+            return IngestItemResult(event: id, status: .appended, stream: stream, version: version, position: position)
         case .duplicate(let stream, let version, let position):
-            return IngestItemResult(eventId: id, status: .duplicate, stream: stream, version: version, position: position)
+            return IngestItemResult(event: id, status: .duplicate, stream: stream, version: version, position: position)
         case .conflict(let conflict):
-            return IngestItemResult(eventId: id, status: .conflict, stream: event.stream, conflict: conflict)
+            return IngestItemResult(event: id, status: .conflict, stream: event.stream, conflict: conflict)
         case .notAppended:
-            return IngestItemResult(eventId: id, status: .notAppended, stream: event.stream)
+            return IngestItemResult(event: id, status: .notAppended, stream: event.stream)
         }
     }
 }
