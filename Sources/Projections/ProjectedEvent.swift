@@ -71,9 +71,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     }
 
     /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it, each value of the
-    /// vocabulary as its case (the summaries count by them). Immutable, and a class, so that the summaries keep an
-    /// entity's newest fix by one reference rather than one per text.
-    public final class Fix: Sendable, Equatable {
+    /// vocabulary as its case (the summaries count by them).
+    public struct Fix: Sendable, Equatable {
         let lat, lon, horizontalAccuracy: Double
         /// The authorisation as sent, `unknown` when it was not.
         let authorization: AccuracyAuthorization
@@ -91,14 +90,6 @@ public struct ProjectedEvent: Sendable, Equatable {
             (self.lat, self.lon, self.horizontalAccuracy) = (lat, lon, horizontalAccuracy)
             (self.authorization, self.accuracy, self.provider, self.region) = (authorization, accuracy, provider, region)
             (self.nearBoundary, self.claimMismatch, self.adcode) = (nearBoundary, claimMismatch, adcode)
-        }
-
-        public static func == (a: Fix, b: Fix) -> Bool {
-            a === b
-                || (a.lat == b.lat && a.lon == b.lon && a.horizontalAccuracy == b.horizontalAccuracy
-                    && a.authorization == b.authorization && a.accuracy == b.accuracy && a.provider == b.provider
-                    && a.region == b.region && a.nearBoundary == b.nearBoundary && a.claimMismatch == b.claimMismatch
-                    && a.adcode == b.adcode)
         }
     }
 
