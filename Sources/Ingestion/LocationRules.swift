@@ -53,9 +53,9 @@ struct LocationRules: AppendHooks {
     }
 
     /// The rule for the batch, given the bindings of its terminals before it (those that have one).
-    func rule(given bindings: [String: TerminalBinding]) -> (Int) -> AppendConflict? {
-        guard !self.bindings.isEmpty else { return { _ in nil } }
-        var boundTo = bindings.compactMapValues(\.merchantId)
+    func rule(given before: [String: TerminalBinding]) -> (Int) -> AppendConflict? {
+        guard !bindings.isEmpty else { return { _ in nil } }
+        var boundTo = before.compactMapValues(\.merchantId)
         return { [projected, isChange] index in
             // The event at `index` is the first of the batch with its id: the one whose binding counts.
             guard isChange[index], let change = projected[index].binding else { return nil }
