@@ -100,11 +100,6 @@ public struct CopyRow: Sendable, Equatable {
         textBytes(value)
     }
 
-    /// UTF-8 text given as `Data`, escaped in text: read in place, without `Data`'s generic collection path.
-    public mutating func bytes(_ value: Data) {
-        value.withUnsafeBytes { textBytes($0.bindMemory(to: UInt8.self)) }
-    }
-
     private mutating func textBytes(_ value: UnsafeBufferPointer<UInt8>) {
         switch format {
         case .text:
