@@ -164,16 +164,15 @@ package struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable
         values.merge(read) { known, _ in known }
     }
 
-    /// The values a decided batch leaves, each key once.
-    package mutating func decided(_ changed: some Sequence<(Key, Value)>) {
-        let changed = Array(changed)
-        recent.append(changed.map(\.0))
+    /// The values a decided batch leaves.
+    package mutating func decided(_ changed: [Key: Value]) {
+        recent.append(Array(changed.keys))
         if recent.count > inFlight { recent.removeFirst() }
         if values.count > capacity {
             let keep = Set(recent.joined())
             values = values.filter { keep.contains($0.key) }
         }
-        for (key, value) in changed { values[key] = value }
+        values.merge(changed) { _, decided in decided }
     }
 }
 

@@ -38,7 +38,7 @@ package final class IngestPlanner {
         }, reading: reader)
         let placed = rules.placed(append.appended)
         let changed = Projector.carried(rules.placedChanges(append.appended), from: bindings(of: terminals))
-        bindings.decided(changed.lazy.map { ($0.key, Optional($0.value)) })
+        bindings.decided(changed.mapValues(Optional.some))
         return DecidedBatch(batch: batch, append: append, placed: placed, bindings: changed)
     }
 
