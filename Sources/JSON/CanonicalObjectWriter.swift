@@ -48,12 +48,8 @@ public struct CanonicalObjectWriter: ~Copyable {
         if let value { string(name, value) }
     }
 
-    public mutating func number(_ name: StaticString, _ value: Double) {
-        number(name, value, given: nil)
-    }
-
     /// - Parameter given: the value's text, when a document had it canonical; used when its value is `value`.
-    public mutating func number(_ name: StaticString, _ value: Double, given: CanonicalNumber?) {
+    public mutating func number(_ name: StaticString, _ value: Double, given: CanonicalNumber? = nil) {
         self.name(name)
         // Equal values have one canonical text (0 and -0 both "0"), whatever their bits.
         if let given, given.value == value {
