@@ -38,10 +38,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     var visit: Visit? { values.fields.visit }
     /// A terminal's bind or unbind.
     public var binding: TerminalBinding.Change? { values.fields.binding }
-    /// The event's rows in the history tables, rendered where the event is read (off the append's critical path).
-    var rows: Projector.Rows { values.rows }
 
-    /// What an event holds besides its place in the log; ``Projector/rows(of:)`` renders its rows from these.
+    /// What an event holds besides its place in the log.
     struct Fields: Sendable, Equatable {
         let eventId: UUID
         let stream, type, entityKind, entityId: String
@@ -57,17 +55,14 @@ public struct ProjectedEvent: Sendable, Equatable {
 
     private final class Box: Sendable {
         let fields: Fields
-        let rows: Projector.Rows
 
         init(_ fields: consuming Fields) {
-            rows = Projector.rows(of: fields)
             self.fields = fields
         }
     }
 
     public static func == (a: ProjectedEvent, b: ProjectedEvent) -> Bool {
-        a.position == b.position && a.version == b.version
-            && (a.values === b.values || (a.values.fields == b.values.fields && a.values.rows == b.values.rows))
+        a.position == b.position && a.version == b.version && (a.values === b.values || a.values.fields == b.values.fields)
     }
 
     /// What the history keeps of a fix: its WGS-84 position and the assessment stored with it, each value of the

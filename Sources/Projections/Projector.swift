@@ -42,34 +42,27 @@ public struct Projector: Sendable {
     /// The history tables' rows alone: each keyed by its event's position, so that replay's chunks write theirs side
     /// by side.
     public func copyHistory(_ events: [ProjectedEvent], on connection: Connection) throws {
-        try copy(events, into: "fixes", columns: Self.fixColumns, row: { $0.rows.fix }, on: connection)
-        try copy(events, into: "failures", columns: Self.failureColumns, row: { $0.rows.failure }, on: connection)
-        try copy(events, into: "visits", columns: Self.visitColumns, row: { $0.rows.visit }, on: connection)
+        try copy(events, \.fix, into: "fixes", columns: Self.fixColumns, row: Self.fixRow, on: connection)
+        try copy(events, \.failure, into: "failures", columns: Self.failureColumns, row: Self.failureRow, on: connection)
+        try copy(events, \.visit, into: "visits", columns: Self.visitColumns, row: Self.visitRow, on: connection)
     }
 
-    /// COPYs the rows the events have for a table, each followed by the event's position.
-    private func copy(
-        _ events: [ProjectedEvent], into table: String, columns: String, row: (ProjectedEvent) -> CopyRow?,
-        on connection: Connection
+    /// COPYs a row for each event with a `part` for the table, written straight into the COPY's buffer, followed by
+    /// the event's position: in binary, which the server stores without parsing.
+    private func copy<Part>(
+        _ events: [ProjectedEvent], _ part: (ProjectedEvent) -> Part?, into table: String, columns: String,
+        row write: (ProjectedEvent, Part, inout CopyRow) -> Void, on connection: Connection
     ) throws {
-        let rows = events.compactMap { event in row(event).map { (event.position, $0) } }
-        guard !rows.isEmpty else { return }
+        guard events.contains(where: { part($0) != nil }) else { return }
         try connection.copyFrom("COPY \(schema).\(table) (\(columns), position) FROM STDIN WITH (FORMAT binary)", format: .binary) { writer in
-            for (position, columns) in rows {
+            for event in events {
+                guard let value = part(event) else { continue }
                 try writer.row { row in
-                    row.append(columns)
-                    row.integer(position)
+                    write(event, value, &row)
+                    row.integer(event.position)
                 }
             }
         }
-    }
-
-    /// An event's rows in the history tables, all columns but the position, in binary: the server stores them
-    /// without parsing.
-    struct Rows: Sendable, Equatable {
-        var fix: CopyRow?
-        var failure: CopyRow?
-        var visit: CopyRow?
     }
 
     static let fixColumns = """
@@ -80,73 +73,60 @@ public struct Projector: Sendable {
     /// A visit record carries its own fix's position, provider and app, for the visit-distance report.
     static let visitColumns = "event_id, visit_id, merchant_id, visitor_id, note, captured_at, lat, lon, provider, app"
 
-    static func rows(of event: ProjectedEvent.Fields) -> Rows {
-        var rows = Rows()
+    /// An event's row in `fixes`, all columns but the position.
+    static func fixRow(_ event: ProjectedEvent, _ fix: ProjectedEvent.Fix, into row: inout CopyRow) {
+        row.uuid(event.eventId)
+        row.text(event.type)
+        row.text(event.entityKind)
+        row.text(event.entityId)
+        row.timestamp(event.capturedAt)
+        row.double(fix.lat)
+        row.double(fix.lon)
+        row.double(fix.horizontalAccuracy)
+        row.text(fix.authorization.rawValue)
+        row.text(fix.accuracy.rawValue)
+        row.text(fix.provider.rawValue)
+        row.text(fix.region.rawValue)
+        row.bool(fix.nearBoundary)
+        row.bool(fix.claimMismatch)
+        row.text(fix.adcode)
+        row.text(event.app)
+        row.text(event.os)
+        row.text(Platform.text(event.platform))
+    }
+
+    /// An event's row in `failures`, all columns but the position.
+    static func failureRow(_ event: ProjectedEvent, _ failure: ProjectedEvent.Failure, into row: inout CopyRow) {
+        row.uuid(event.eventId)
+        row.text(event.entityKind)
+        row.text(event.entityId)
+        row.text(failure.provider)
+        row.text(failure.errorCode)
+        row.text(failure.category)
+        row.timestamp(event.capturedAt)
+        row.text(event.app)
+        row.text(failure.platform)
+        row.text(event.os)
+    }
+
+    /// An event's row in `visits`, all columns but the position.
+    static func visitRow(_ event: ProjectedEvent, _ visit: ProjectedEvent.Visit, into row: inout CopyRow) {
+        row.uuid(event.eventId)
+        row.text(event.entityId)
+        row.text(visit.merchantId)
+        row.text(visit.visitorId)
+        row.text(visit.note)
+        row.timestamp(event.capturedAt)
         if let fix = event.fix {
-            var row = CopyRow(format: .binary)
-            // Room for the row at once, rather than growing it time and again from empty: 17 fields, each with its
-            // length; the uuid, the time, the doubles and the booleans; the text fields' bytes.
-            let texts = event.type.utf8.count + event.entityKind.utf8.count + event.entityId.utf8.count
-                + fix.authorization.rawValue.utf8.count + fix.accuracy.rawValue.utf8.count
-                + fix.provider.rawValue.utf8.count + fix.region.rawValue.utf8.count
-                + (fix.adcode?.utf8.count ?? 0) + (event.app?.utf8.count ?? 0) + (event.os?.utf8.count ?? 0)
-                + Platform.text(event.platform).utf8.count
-            row.reserveCapacity(17 * 4 + 16 + 8 + 3 * 8 + 2 + texts)
-            row.uuid(event.eventId)
-            row.text(event.type)
-            row.text(event.entityKind)
-            row.text(event.entityId)
-            row.timestamp(event.capturedAt)
             row.double(fix.lat)
             row.double(fix.lon)
-            row.double(fix.horizontalAccuracy)
-            row.text(fix.authorization.rawValue)
-            row.text(fix.accuracy.rawValue)
             row.text(fix.provider.rawValue)
-            row.text(fix.region.rawValue)
-            row.bool(fix.nearBoundary)
-            row.bool(fix.claimMismatch)
-            row.text(fix.adcode)
-            row.text(event.app)
-            row.text(event.os)
-            row.text(Platform.text(event.platform))
-            rows.fix = row
+        } else {
+            row.null()
+            row.null()
+            row.null()
         }
-        if let failure = event.failure {
-            var row = CopyRow(format: .binary)
-            row.uuid(event.eventId)
-            row.text(event.entityKind)
-            row.text(event.entityId)
-            row.text(failure.provider)
-            row.text(failure.errorCode)
-            row.text(failure.category)
-            row.timestamp(event.capturedAt)
-            row.text(event.app)
-            row.text(failure.platform)
-            row.text(event.os)
-            rows.failure = row
-        }
-        if let visit = event.visit {
-            var row = CopyRow(format: .binary)
-            row.uuid(event.eventId)
-            row.text(event.entityId)
-            row.text(visit.merchantId)
-            row.text(visit.visitorId)
-            row.text(visit.note)
-            row.timestamp(event.capturedAt)
-            if let fix = event.fix {
-                row.double(fix.lat)
-                row.double(fix.lon)
-                row.text(fix.provider.rawValue)
-            } else {
-                row.null()
-                row.null()
-                row.null()
-            }
-            row.text(event.app)
-            rows.visit = row
-        }
-        return rows
+        row.text(event.app)
     }
 
     /// The stored events of a range, as the projections read them: metadata and data.

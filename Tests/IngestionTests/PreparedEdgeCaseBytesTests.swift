@@ -61,9 +61,7 @@ struct PreparedEdgeCaseBytesTests {
         for (index, (line, event, projected)) in described.enumerated() {
             var rest = event.rendered.copyColumns.renderedBytes + StoredBytesGoldenTests.eventIdMember(event)
                 + StoredBytesGoldenTests.canonicalTail(event)
-            for row in [projected.rows.fix, projected.rows.failure, projected.rows.visit] {
-                rest += row.map { [1] + $0.renderedBytes } ?? [0]
-            }
+            rest += projected.historyRowBytes
             lines[line] = [
                 "data: " + String(decoding: event.data, as: UTF8.self),
                 "metadata: " + String(decoding: event.metadata, as: UTF8.self),

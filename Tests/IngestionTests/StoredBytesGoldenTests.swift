@@ -60,12 +60,7 @@ struct StoredBytesGoldenTests {
             events += Self.canonicalTail(event)
         }
         var rows: [UInt8] = []
-        for event in batch.projected {
-            let placed = event.rows
-            for row in [placed.fix, placed.failure, placed.visit] {
-                rows += row.map { [1] + $0.renderedBytes } ?? [0]
-            }
-        }
+        for event in batch.projected { rows += event.historyRowBytes }
         #expect(SHA256.digest(events).hex == "b7a3f24d3bc75de247a1c77a39a364dc2d609a024ae541fd61e2408268e3e7bd")
         #expect(SHA256.digest(rows).hex == "d0074c4a9278767dd7b7f510f32292c080e8cad0f84451643d90f91b929c49e8")
     }
@@ -74,4 +69,18 @@ struct StoredBytesGoldenTests {
 extension CopyRow {
     /// The fields rendered so far, as bytes.
     var renderedBytes: [UInt8] { withBytes(in: 0..<byteCount) { Array($0) } }
+}
+
+extension ProjectedEvent {
+    /// The event's rows in the history tables (fixes, failures, visits), all columns but the position, as the projector
+    /// COPYs them: for each table, 1 and the row's bytes, or 0 when the event has no row there.
+    var historyRowBytes: [UInt8] {
+        func rendered<Part>(_ part: Part?, _ write: (ProjectedEvent, Part, inout CopyRow) -> Void) -> [UInt8] {
+            guard let part else { return [0] }
+            var row = CopyRow(format: .binary)
+            write(self, part, &row)
+            return [1] + row.renderedBytes
+        }
+        return rendered(fix, Projector.fixRow) + rendered(failure, Projector.failureRow) + rendered(visit, Projector.visitRow)
+    }
 }
