@@ -14,9 +14,10 @@ struct ItemSpan {
 
     /// Before reading more: when the item so far, `start..<index`, is over the limit, keeps its first bytes and drops
     /// the rest, moving `start` to `index`.
-    mutating func passing(_ start: inout Int, to index: Int, in buffer: [UInt8]) {
+    /// - Parameter copy: the bytes of a range of the buffer, in a copy of their own.
+    mutating func passing(_ start: inout Int, to index: Int, copying copy: (Range<Int>) -> Data) {
         guard prefix != nil || dropped + index - start > maximum else { return }
-        if prefix == nil { prefix = Data(buffer[start..<min(index, start + SubmissionReader.keptBytes)]) }
+        if prefix == nil { prefix = copy(start..<min(index, start + SubmissionReader.keptBytes)) }
         dropped += index - start
         start = index
     }

@@ -40,10 +40,10 @@ public struct SubmissionReader: Sendable {
     public let maximumItemBytes: Int
     private let source: Source
     private var memoryOffset = 0
-    /// Read bytes not yet consumed start at `start`; those before it are dropped at the next read.
-    private var buffer: [UInt8] = []
-    /// Where each read lands before it is appended to `buffer`.
-    private var chunk: [UInt8] = []
+    /// Read bytes not yet consumed start at `start`; those before it are dropped at the next read. Never changed in
+    /// place: each read makes a new one, so that the items, which share its bytes rather than copying them, keep
+    /// theirs. Its indices are offsets from its `startIndex`.
+    private var buffer = Data()
     private var start = 0
     private var endOfInput = false
     /// Why reading stopped early, when it was not the end of the input (`errno` text).
@@ -105,7 +105,7 @@ public struct SubmissionReader: Sendable {
                 guard refill(scanningAt: &index, keeping: &item) else { break }
                 continue
             }
-            let found = buffer.withUnsafeBufferPointer { bytes in
+            let found = withBuffer { bytes in
                 memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "\n")), bytes.count - index)
                     .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress! }
             }
@@ -124,7 +124,7 @@ public struct SubmissionReader: Sendable {
             raw = RawItem(line: itemLine, bytes: copy(start..<min(index, start + Self.keptBytes)), problem: invalid(
                 "a byte order mark (U+FEFF) starts line \(itemLine): only the very start of the input may have one"))
         } else {
-            raw = RawItem(line: itemLine, bytes: copy(start..<index), problem: nil)
+            raw = RawItem(line: itemLine, bytes: shared(start..<index), problem: nil)
         }
         start = ended ? index + 1 : index
         if ended { line += 1 }
@@ -179,7 +179,7 @@ public struct SubmissionReader: Sendable {
                 }
                 continue
             }
-            let (end, lines) = buffer.withUnsafeBufferPointer { scan.advance(over: $0, from: index) }
+            let (end, lines) = withBuffer { scan.advance(over: $0, from: index) }
             line += lines
             index = end
             if scan.isComplete { break }
@@ -190,7 +190,7 @@ public struct SubmissionReader: Sendable {
         if let size = item.oversized(to: index, from: start) {
             return tooLarge(item, size: size, at: index, line: itemLine, what: "the element on line \(itemLine)")
         }
-        return RawItem(line: itemLine, bytes: copy(start..<index), problem: nil)
+        return RawItem(line: itemLine, bytes: shared(start..<index), problem: nil)
     }
 
     /// After the closing `]`: nothing but white space may follow.
@@ -236,10 +236,26 @@ public struct SubmissionReader: Sendable {
         FieldError(field: "", code: .invalidJSON, message: message)
     }
 
-    /// The buffer's bytes in `range`, in one copy: `Data` made from an `ArraySlice` took several times longer.
+    /// The buffer's bytes in `range`, in a copy of their own: what is kept of a refused item, which should not keep
+    /// the whole buffer.
     private func copy(_ range: Range<Int>) -> Data {
-        buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
+        Self.copy(range, of: buffer)
     }
+
+    private static func copy(_ range: Range<Int>, of buffer: Data) -> Data {
+        buffer.withUnsafeBytes { Data(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// The buffer's bytes in `range`, sharing its storage: an item's bytes, neither copied nor allocated.
+    private func shared(_ range: Range<Int>) -> Data {
+        buffer[(buffer.startIndex + range.lowerBound)..<(buffer.startIndex + range.upperBound)]
+    }
+
+    private func withBuffer<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        buffer.withUnsafeBytes { body($0.bindMemory(to: UInt8.self)) }
+    }
+
+    private func byte(at index: Int) -> UInt8 { buffer[buffer.startIndex + index] }
 
     /// The input offset of a buffer index.
     private func offset(of index: Int) -> Int { bytesRead - buffer.count + index }
@@ -252,7 +268,7 @@ public struct SubmissionReader: Sendable {
     /// Whether the unconsumed bytes begin with the UTF-8 byte order mark, reading more when needed.
     private mutating func startsWithByteOrderMark() -> Bool {
         while buffer.count - start < 3, fill() {}
-        return buffer.count - start >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF
+        return buffer.count - start >= 3 && byte(at: start) == 0xEF && byte(at: start + 1) == 0xBB && byte(at: start + 2) == 0xBF
     }
 
     /// Many Windows tools begin UTF-8 text with a byte order mark: at the very start, it is skipped.
@@ -264,7 +280,7 @@ public struct SubmissionReader: Sendable {
     private mutating func skipWhitespace() -> UInt8? {
         while true {
             let from = start
-            let (end, lines) = buffer.withUnsafeBufferPointer { bytes in
+            let (end, lines) = withBuffer { bytes in
                 var index = from
                 var lines = 0
                 scan: while index < bytes.count {
@@ -279,7 +295,7 @@ public struct SubmissionReader: Sendable {
             }
             start = end
             line += lines
-            if start < buffer.count { return buffer[start] }
+            if start < buffer.count { return byte(at: start) }
             guard fill() else { return nil }
         }
     }
@@ -290,7 +306,8 @@ public struct SubmissionReader: Sendable {
     /// At the end of the buffer while scanning an item: passes what the item keeps of it, then reads the next chunk.
     /// `index` moves down with the buffer's bytes (see ``fill()``). False at the end of the input.
     private mutating func refill(scanningAt index: inout Int, keeping item: inout ItemSpan) -> Bool {
-        item.passing(&start, to: index, in: buffer)
+        let buffer = self.buffer
+        item.passing(&start, to: index) { Self.copy($0, of: buffer) }
         let consumed = start
         guard fill() else { return false }
         index -= consumed
@@ -299,37 +316,49 @@ public struct SubmissionReader: Sendable {
 
     private mutating func fill() -> Bool {
         guard !endOfInput else { return false }
+        let kept = buffer.count - start
         var count = 0
-        var read: Data?
+        var next: Data?
         switch source {
         case .file(let descriptor):
-            if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.chunkSize) }
+            // Read straight after the unconsumed bytes, in memory that is not zeroed first.
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: kept + Self.chunkSize, alignment: 1)
+            withBuffer { bytes in
+                if kept > 0 { memory.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...]))) }
+            }
             repeat {
-                count = chunk.withUnsafeMutableBytes { ReadStop.read(descriptor, into: $0, unless: stop) }
+                count = ReadStop.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: memory[kept...]), unless: stop)
             } while count < 0 && errno == EINTR
             if count < 0 { readError = String(cString: strerror(errno)) }
+            if count > 0 {
+                next = Data(bytesNoCopy: memory.baseAddress!, count: kept + count, deallocator: .custom { pointer, _ in
+                    pointer.deallocate()
+                })
+            } else {
+                memory.deallocate()
+            }
         case .memory(let data):
             // Taken from the data as it is, not through a chunk: a chunk of a mebibyte, zeroed for each request body
             // read, cost more than reading the body.
             count = min(Self.chunkSize, data.count - memoryOffset)
             let from = data.startIndex + memoryOffset
-            read = data[from..<(from + count)]
+            let read = data[from..<(from + count)]
             memoryOffset += count
+            if kept == 0 {
+                next = read
+            } else {
+                var joined = copy(start..<buffer.count)
+                joined.append(read)
+                next = joined
+            }
         }
-        guard count > 0 else {
+        guard count > 0, let next else {
             endOfInput = true
             return false
         }
         bytesRead += count
-        if start > 0 {
-            buffer.removeSubrange(0..<start)
-            start = 0
-        }
-        if let read {
-            buffer.append(contentsOf: read)
-        } else {
-            buffer.append(contentsOf: chunk[0..<count])
-        }
+        buffer = next
+        start = 0
         return true
     }
 }
