@@ -71,7 +71,7 @@ let package = Package(
             ]),
         .target(name: "EventStore", dependencies: ["Postgres", "CCrypto", "JSON", "Migrations", "CivilCalendar"]),
         // The write side of the read models: the projector behind the log, its checkpoint, replay.
-        .target(name: "Projections", dependencies: ["EventStore", "Geo", "JSON", "LocationEvents", "Logging", "Postgres"]),
+        .target(name: "Projections", dependencies: ["CivilCalendar", "EventStore", "Geo", "JSON", "LocationEvents", "Logging", "Postgres"]),
         // The read side: current state, histories, visits and the reports (one SQL function each), read from the
         // projections into typed rows and the tables and documents that Output writes.
         .target(name: "Queries", dependencies: ["Postgres", "Output", "CivilCalendar", "LocationEvents"]),

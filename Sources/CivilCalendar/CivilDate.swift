@@ -53,3 +53,70 @@ public struct CivilDate: Sendable, Hashable {
         }
     }
 }
+
+extension CivilDate {
+    /// The date of a text `yyyy-MM-dd`: a year of four digits, a month and a day of two, in range; nil for anything
+    /// else. PostgreSQL writes a date so, and RFC 3339 a full date.
+    public init?(_ text: String) {
+        guard let date = Self.read(text, startOnly: false) else { return nil }
+        self = date
+    }
+
+    /// The date a text starts with: its first ten bytes, `yyyy-MM-dd` as ``init(_:)`` reads them, as a time stamp's
+    /// text begins.
+    public init?(startOf text: String) {
+        guard let date = Self.read(text, startOnly: true) else { return nil }
+        self = date
+    }
+
+    private static func read(_ text: String, startOnly: Bool) -> CivilDate? {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard utf8.count == 10 || (startOnly && utf8.count > 10) else { return nil }
+            var (year, month, day) = (0, 0, 0)
+            for index in 0..<10 {
+                let byte = utf8[index]
+                if index == 4 || index == 7 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                let digit = Int(byte - UInt8(ascii: "0"))
+                if index < 4 {
+                    year = year * 10 + digit
+                } else if index < 7 {
+                    month = month * 10 + digit
+                } else {
+                    day = day * 10 + digit
+                }
+            }
+            guard (1...12).contains(month), (1...days(inMonth: month, year: year)).contains(day) else { return nil }
+            return CivilDate(year: year, month: month, day: day)
+        }
+    }
+
+    /// `yyyy-MM-dd`, the year in at least four digits (`-` before it when it is negative).
+    public var text: String {
+        guard (0...9999).contains(year) else {
+            let digits = String(abs(year))
+            return (year < 0 ? "-" : "") + String(repeating: "0", count: max(4 - digits.count, 0)) + digits
+                + String(Self(year: 2000, month: month, day: day).text.dropFirst(4))
+        }
+        // Written in place: the summaries write a day for nearly every fix.
+        return String(unsafeUninitializedCapacity: 10) { text in
+            func put(_ value: Int, width: Int, at start: Int) {
+                var value = value
+                for index in (start..<start + width).reversed() {
+                    text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, width: 4, at: 0)
+            text[4] = UInt8(ascii: "-")
+            put(month, width: 2, at: 5)
+            text[7] = UInt8(ascii: "-")
+            put(day, width: 2, at: 8)
+            return 10
+        }
+    }
+}

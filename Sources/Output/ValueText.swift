@@ -73,7 +73,7 @@ struct ValueText {
         let civil = CivilDate(daysSince1970: secondOfDay < 0 ? days - 1 : days)
         let clockSeconds = secondOfDay < 0 ? secondOfDay + 86_400 : secondOfDay
         func two(_ number: Int) -> String { Self.padded(number, to: 2) }
-        let day = Self.padded(civil.year, to: 4) + "-" + two(civil.month) + "-" + two(civil.day)
+        let day = civil.text
         let clock = two(clockSeconds / 3600) + ":" + two(clockSeconds / 60 % 60) + ":" + two(clockSeconds % 60)
         let sign = offset < 0 ? "-" : "+"
         let hours = two(abs(offset) / 3600), minutes = two(abs(offset) / 60 % 60)

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import Geo
 import JSON
@@ -29,10 +30,10 @@ public struct ProjectedEvent: Sendable, Equatable {
     var os: String? { values.fields.os }
     /// The sender's platform (``Platform/of(explicit:os:)``), stored with its fix for the reports by platform.
     var platform: Platform? { values.fields.platform }
-    /// The UTC day of the metadata's `receivedAt` (`YYYY-MM-DD`), for the daily counts.
-    var receivedDay: String? { values.fields.receivedDay }
-    /// The UTC day of the metadata's `capturedAt`, for the fixes per day.
-    var capturedDay: String? { values.fields.capturedDay }
+    /// The UTC day of the metadata's `receivedAt`, in days since 1970-01-01, for the daily counts.
+    var receivedDay: Int? { values.fields.receivedDay }
+    /// The UTC day of the metadata's `capturedAt`, in days since 1970-01-01, for the fixes per day.
+    var capturedDay: Int? { values.fields.capturedDay }
     var fix: Fix? { values.fields.fix }
     var failure: Failure? { values.fields.failure }
     var visit: Visit? { values.fields.visit }
@@ -46,7 +47,7 @@ public struct ProjectedEvent: Sendable, Equatable {
         let capturedAt: Date?
         let app, os: String?
         let platform: Platform?
-        let receivedDay, capturedDay: String?
+        let receivedDay, capturedDay: Int?
         let fix: Fix?
         let failure: Failure?
         let visit: Visit?
@@ -334,23 +335,21 @@ public struct ProjectedEvent: Sendable, Equatable {
         }
         let fields = Fields(
             eventId: eventId, stream: stream, type: type, entityKind: entityKind, entityId: entityId,
-            capturedAt: captured, app: app, os: os, platform: platform, receivedDay: receivedAt.map(Self.day(of:)),
-            capturedDay: capturedAt.map(Self.day(of:)), fix: fix, failure: failure, visit: visit, binding: binding)
+            capturedAt: captured, app: app, os: os, platform: platform,
+            receivedDay: try receivedAt.map { try Self.day(of: $0, "metadata.receivedAt", position: position) },
+            capturedDay: try capturedAt.map { try Self.day(of: $0, "metadata.capturedAt", position: position) },
+            fix: fix, failure: failure, visit: visit, binding: binding)
         self.position = position
         self.version = version
         values = Box(fields)
     }
 
-    /// The day UTC `timestamptz` text starts with: its first ten characters. Taken as bytes when those and the one
-    /// after are ASCII other than a carriage return, each byte then a character: counting characters looks for the
-    /// end of each one, which cost more than the rest of the day.
-    static func day(of text: String) -> String {
-        var text = text
-        let day = text.withUTF8 { utf8 -> String? in
-            guard utf8.prefix(11).allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\r") }) else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: utf8.prefix(10)), as: UTF8.self)
+    /// The day a UTC `timestamptz` text starts with (`yyyy-MM-dd`), in days since 1970-01-01.
+    static func day(of text: String, _ path: String, position: Int64) throws -> Int {
+        guard let date = CivilDate(startOf: text) else {
+            throw ProjectionError(position, "\(path) \(text) is not a timestamp")
         }
-        return day ?? String(text.prefix(10))
+        return date.daysSince1970
     }
 
     private static func time(_ text: String, _ path: String, position: Int64) throws -> Date {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import LocationEvents
 import Postgres
@@ -37,12 +38,14 @@ struct SummaryTotals {
         }
     }
 
+    /// `day`: days since 1970-01-01 (``dayText(_:)``).
     private struct DailyKey: Hashable {
-        let day, type, app, provider: Text
+        let day: Int
+        let type, app, provider: Text
     }
 
     private struct FixDayKey: Hashable {
-        let day: Text
+        let day: Int
         let provider: Provider
         let app: Text
         let accuracy: AccuracyClass
@@ -95,7 +98,7 @@ struct SummaryTotals {
         for event in events {
             if let day = event.receivedDay {
                 let key = DailyKey(
-                    day: Text(day), type: Text(event.type), app: Text(event.app ?? ""),
+                    day: day, type: Text(event.type), app: Text(event.app ?? ""),
                     provider: Text(Self.dailyProvider(event)))
                 daily[key, default: 0] += 1
             }
@@ -103,7 +106,7 @@ struct SummaryTotals {
             let app = Text(event.app ?? "")
             if let day = event.capturedDay {
                 let key = FixDayKey(
-                    day: Text(day), provider: fix.provider, app: app, accuracy: fix.accuracy,
+                    day: day, provider: fix.provider, app: app, accuracy: fix.accuracy,
                     authorization: fix.authorization, claimMismatch: fix.claimMismatch)
                 fixDays[key, default: 0] += 1
                 let bucket = BucketKey(
@@ -119,6 +122,11 @@ struct SummaryTotals {
                 keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: true))
             }
         }
+    }
+
+    /// A day's `yyyy-MM-dd`, as the tables' `day` columns read it.
+    private static func dayText(_ daysSince1970: Int) -> String {
+        CivilDate(daysSince1970: daysSince1970).text
     }
 
     /// One lookup of the key: an absent one takes `newest` as it is, which is not newer than itself.
@@ -151,7 +159,7 @@ struct SummaryTotals {
     func write(into schema: String, on connection: Connection) throws {
         func text(_ text: Text) -> String { text.value }
         try copy("\(schema).daily_events (day, event_type, app, provider, events)", daily, on: connection) { row, key, count in
-            row.text(text(key.day))
+            row.text(Self.dayText(key.day))
             row.text(text(key.type))
             row.text(text(key.app))
             row.text(text(key.provider))
@@ -161,7 +169,7 @@ struct SummaryTotals {
             "\(schema).fix_days (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)", fixDays,
             on: connection
         ) { row, key, count in
-            row.text(text(key.day))
+            row.text(Self.dayText(key.day))
             row.text(key.provider.rawValue)
             row.text(text(key.app))
             row.text(key.accuracy.rawValue)
@@ -217,7 +225,7 @@ struct SummaryTotals {
                 ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
                 """,
                 parameters: [
-                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.type.value))),
+                    .text(rows.map { Self.dayText($0.key.day) }), .binary(try BinaryArray(rows.map(\.key.type.value))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.provider.value))), .binary(BinaryArray(rows.map(\.value))),
                 ])
@@ -234,7 +242,7 @@ struct SummaryTotals {
                 DO UPDATE SET fixes = d.fixes + excluded.fixes
                 """,
                 parameters: [
-                    .text(rows.map(\.key.day.value)), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
+                    .text(rows.map { Self.dayText($0.key.day) }), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.accuracy.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.authorization.rawValue))),

@@ -26,13 +26,8 @@ public struct ReportFilters: Sendable, Equatable {
     /// (`2026-11-01`), which is its midnight in UTC. nil when the text is neither.
     public static func instant(_ text: String) -> Date? {
         if let timestamp = Timestamp(rfc3339: text) { return timestamp.date }
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...CivilDate.days(inMonth: month, year: year)).contains(day)
-        else { return nil }
-        return Date(timeIntervalSince1970: Double(CivilDate(year: year, month: month, day: day).daysSince1970) * 86_400)
+        guard let date = CivilDate(text) else { return nil }
+        return Date(timeIntervalSince1970: Double(date.daysSince1970) * 86_400)
     }
 
     /// Checks that `report` takes every filter given and that each is in range.

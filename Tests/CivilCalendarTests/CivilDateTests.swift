@@ -45,4 +45,34 @@ struct CivilDateTests {
     func daysInMonth(month: Int, year: Int, days: Int) {
         #expect(CivilDate.days(inMonth: month, year: year) == days)
     }
+
+    @Test("yyyy-MM-dd is written and read back, for every day from AD 1 to 9999 a step apart")
+    func textRoundTrip() {
+        for days in stride(from: CivilDate(year: 1, month: 1, day: 1).daysSince1970, through: CivilDate(year: 9999, month: 12, day: 31).daysSince1970, by: 13) {
+            let date = CivilDate(daysSince1970: days)
+            #expect(CivilDate(date.text) == date, "\(date.text)")
+        }
+        #expect(CivilDate(year: 2026, month: 3, day: 7).text == "2026-03-07")
+        #expect(CivilDate(year: 12, month: 11, day: 30).text == "0012-11-30")
+        #expect(CivilDate(year: -44, month: 3, day: 15).text == "-0044-03-15")
+    }
+
+    @Test("a text other than yyyy-MM-dd, or a month or day out of range, is not a date", arguments: [
+        "", "2026-3-07", "2026-03-7", "26-03-07", "2026/03/07", "2026-03-07 ", " 2026-03-07", "2026-00-07", "2026-13-07",
+        "2026-02-29", "2026-04-31", "2026-03-00", "20a6-03-07", "2026-03-07T00:00:00Z", "２026-03-07",
+    ])
+    func notADate(text: String) {
+        #expect(CivilDate(text) == nil)
+    }
+
+    @Test("the date a time stamp's text starts with")
+    func startOfText() {
+        let date = CivilDate(year: 2026, month: 3, day: 7)
+        #expect(CivilDate(startOf: "2026-03-07T12:00:00.000000Z") == date)
+        #expect(CivilDate(startOf: "2026-03-07 12:00:00+00") == date)
+        #expect(CivilDate(startOf: "2026-03-07") == date)
+        for text in ["2026-03-0", "2026-03-7 12:00:00+00", "2026-02-30 12:00:00+00", "infinity", ""] {
+            #expect(CivilDate(startOf: text) == nil, "\(text)")
+        }
+    }
 }
