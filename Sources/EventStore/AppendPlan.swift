@@ -37,15 +37,9 @@ struct AppendPlan: Sendable {
             ofEvent.reserveCapacity(events.count)
             for event in events {
                 let stream = event.stream
-                // Not through the subscript with a default, whose default's closure was put on the heap for every
-                // event.
-                if let found = index[stream] {
-                    ofEvent.append(found)
-                } else {
-                    index[stream] = names.count
-                    ofEvent.append(names.count)
-                    names.append(stream)
-                }
+                let found = index.value(of: stream, storingIfAbsent: names.count)
+                ofEvent.append(found)
+                if found == names.count { names.append(stream) }
             }
             self.names = names
             self.ofEvent = ofEvent

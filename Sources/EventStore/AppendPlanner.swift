@@ -116,10 +116,9 @@ struct KnownStreamHeads {
         recent.append(streams)
         if recent.count > inFlight { recent.removeFirst() }
         return streams.map { stream in
-            if let slot = slotOf[stream] { return slot }
-            slotOf[stream] = heads.count
-            heads.append(nil)
-            return heads.count - 1
+            let slot = slotOf.value(of: stream, storingIfAbsent: heads.count)
+            if slot == heads.count { heads.append(nil) }
+            return slot
         }
     }
 
