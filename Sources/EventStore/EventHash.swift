@@ -27,7 +27,7 @@ public enum EventHash {
 
     /// Hashes a batch's events one after another: ``EventHash/chain(previous:_:position:recordedAt:version:)`` and
     /// ``EventHash/logChain(previous:hash:)`` with one digest context; the data and metadata read where the event's
-    /// COPY columns hold them, and the bytes between and after them written into buffers kept from event to event.
+    /// rendered row holds them, and the bytes between and after them written into buffers kept from event to event.
     struct Chainer: ~Copyable {
         private var hasher = SHA256.Hasher()
         /// `,"eventId":"…","metadata":`
@@ -36,16 +36,15 @@ public enum EventHash {
         private var end: [UInt8] = []
 
         mutating func chain(previous: Digest, _ event: NewEvent, position: Int64, recordedAt: Timestamp, version: Int64) -> Digest {
-            let rendered = event.rendered
             middle.removeAll(keepingCapacity: true)
             writeEventIdMember(event.eventId, into: &middle)
             end.removeAll(keepingCapacity: true)
             writeEnd(position: position, recordedAt: recordedAt, stream: event.stream, type: event.type, version: version, into: &end)
             hasher.update(previous)
             EventHash.dataKey.withUTF8Buffer { hasher.update(UnsafeRawBufferPointer($0)) }
-            rendered.copyColumns.withBytes(in: rendered.data) { hasher.update($0) }
+            event.withData { hasher.update($0) }
             hasher.update(middle)
-            rendered.copyColumns.withBytes(in: rendered.metadata) { hasher.update($0) }
+            event.withMetadata { hasher.update($0) }
             hasher.update(end)
             return hasher.finish()
         }

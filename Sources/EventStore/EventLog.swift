@@ -191,8 +191,8 @@ public struct EventLog: Sendable {
 
     /// COPY: the fastest way into the table (docs/performance.md, "Writing the log: COPY"), in binary, which the server
     /// reads without unescaping text or parsing numbers, uuids, times and hex (`data` and `metadata` are still checked
-    /// as JSON, as in text). The columns known before the append were rendered with each event; only position,
-    /// version, time and the hashes are added here.
+    /// as JSON, as in text). Each event's row was rendered with its batch's, all but position, version, time and the
+    /// hashes, which are written into it here; the rows of consecutive events are sent as they lie.
     func insert(_ plan: AppendPlan, of events: [NewEvent], on connection: Connection) throws {
         guard !plan.appended.isEmpty else { return }
         try connection.copyFrom(
@@ -201,16 +201,25 @@ public struct EventLog: Sendable {
             FROM STDIN WITH (FORMAT binary)
             """, format: .binary
         ) { writer in
-            for event in plan.appended {
-                try writer.row { row in
-                    row.append(events[event.index].rendered.copyColumns)
-                    row.integer(event.position)
-                    row.integer(event.version)
-                    row.timestamp(microsecondsSince1970: plan.recordedAt.microseconds)
-                    event.hash.withUnsafeBytes { row.bytea($0) }
-                    event.logHash.withUnsafeBytes { row.bytea($0) }
+            var tail = CopyRow(format: .binary)
+            var run: (rows: RenderedRows, range: Range<Int>, count: Int)?
+            for appended in plan.appended {
+                let event = events[appended.index]
+                if let problem = event.problem { throw PostgresError(.encoding, problem) }
+                tail.removeAll()
+                NewEvent.writeTail(
+                    position: appended.position, version: appended.version, recordedAt: plan.recordedAt,
+                    hash: appended.hash, logHash: appended.logHash, into: &tail)
+                event.setTail(tail)
+                let row = event.row
+                if let current = run, current.rows === row.rows, current.range.upperBound == row.range.lowerBound {
+                    run = (current.rows, current.range.lowerBound..<row.range.upperBound, current.count + 1)
+                } else {
+                    if let current = run { try writer.send(current.rows, in: current.range, rows: current.count) }
+                    run = (row.rows, row.range, 1)
                 }
             }
+            if let current = run { try writer.send(current.rows, in: current.range, rows: current.count) }
         }
     }
 }

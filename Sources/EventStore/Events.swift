@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import Postgres
 
@@ -23,25 +24,62 @@ public struct NewEvent: Sendable, Equatable {
     public var stream: String { fields.stream }
     public var type: String { fields.type }
     /// What the client submitted. Two events with one id are the same event when stream, type and data are equal.
-    /// Kept only in the event's rendered COPY columns, and copied out here.
-    public var data: Data { rendered.copyColumns.withBytes(in: rendered.data) { Data($0) } }
+    /// Kept only in the event's rendered row, and copied out here.
+    public var data: Data { withData { Data($0) } }
     /// What the server added. Not part of the idempotency comparison: a resend computes it anew.
-    public var metadata: Data { rendered.copyColumns.withBytes(in: rendered.metadata) { Data($0) } }
+    public var metadata: Data { withMetadata { Data($0) } }
     public var expectedVersion: ExpectedVersion { fields.expectedVersion }
-    /// What can be written of the event before the append gives it a position: its COPY columns, which hold its
-    /// data and metadata. Rendered where the event is made; the canonical bytes around them are written as the event
-    /// is hashed, and the writer, which holds the lock, adds position, version, time and hashes to the columns.
-    var rendered: RenderedEvent { fields.rendered }
 
     /// - Parameters: data, metadata: canonical JSON bytes (`Data` or `[UInt8]`).
     public init(
         eventId: UUID, stream: String, type: String, data: some ContiguousBytes, metadata: some ContiguousBytes,
         expectedVersion: ExpectedVersion = .any
     ) {
-        fields = Fields(
-            eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion,
-            rendered: RenderedEvent(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata))
+        var batch = Batch()
+        batch.append(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata, expectedVersion: expectedVersion)
+        self = batch.finish()[0]
     }
+
+    private init(_ fields: Fields) {
+        self.fields = fields
+    }
+
+    /// The data's bytes, read in place.
+    func withData<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try fields.rows.withBytes(in: fields.data, body)
+    }
+
+    /// The metadata's bytes, read in place.
+    func withMetadata<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try fields.rows.withBytes(in: fields.metadata, body)
+    }
+
+    /// The event's stored row in binary COPY, in the rows of its batch; its last ``tailBytes`` bytes are position,
+    /// version, recording time, hash and log hash, set by ``setTail(_:)`` when the event is appended.
+    var row: (rows: RenderedRows, range: Range<Int>) { (fields.rows, fields.row) }
+
+    /// The row's first columns, event_id to metadata, without the field count before them and the tail after.
+    var firstColumns: Range<Int> { (fields.row.lowerBound + 2)..<(fields.row.upperBound - Self.tailBytes) }
+
+    /// Why the row cannot be sent (a NUL character in a text), when it cannot; the writer throws it.
+    var problem: String? { fields.problem }
+
+    /// Writes the row's tail in place: `tail` holds position, version, recorded_at, hash and log_hash.
+    func setTail(_ tail: CopyRow) {
+        fields.rows.set(tail, at: fields.row.upperBound - Self.tailBytes)
+    }
+
+    /// The COPY fields after the metadata: position, version and recorded_at (each a length and 8 bytes) and the
+    /// two hashes (a length and 32 bytes each).
+    static func writeTail(position: Int64, version: Int64, recordedAt: Timestamp, hash: Digest, logHash: Digest, into row: inout CopyRow) {
+        row.integer(position)
+        row.integer(version)
+        row.timestamp(microsecondsSince1970: recordedAt.microseconds)
+        hash.withUnsafeBytes { row.bytea($0) }
+        logHash.withUnsafeBytes { row.bytea($0) }
+    }
+
+    static let tailBytes = 3 * 12 + 2 * 36
 
     public static func == (left: NewEvent, right: NewEvent) -> Bool {
         left.fields === right.fields
@@ -49,45 +87,89 @@ public struct NewEvent: Sendable, Equatable {
                 && left.data == right.data && left.metadata == right.metadata && left.expectedVersion == right.expectedVersion)
     }
 
-    /// Immutable, so shared freely between threads.
+    /// The events of a batch, made one after another, their rows rendered into one buffer: one allocation for the
+    /// batch rather than one per event, and rows the writer sends as they are (see ``EventLog/insert(_:of:on:)``).
+    public struct Batch {
+        private var rows = CopyRow(format: .binary)
+        private var pending: [Pending] = []
+
+        private struct Pending {
+            let eventId: UUID
+            let stream, type: String
+            let expectedVersion: ExpectedVersion
+            let row, data, metadata: Range<Int>
+            let problem: String?
+        }
+
+        /// - Parameter bytes: room to make at once for the rows, in bytes; they grow past it as needed.
+        public init(reservingBytes bytes: Int = 0) {
+            if bytes > 0 { rows.reserveCapacity(bytes) }
+        }
+
+        public var count: Int { pending.count }
+
+        /// Adds the next event. - Parameters: data, metadata: canonical JSON bytes (`Data` or `[UInt8]`).
+        public mutating func append(
+            eventId: UUID, stream: String, type: String, data: some ContiguousBytes, metadata: some ContiguousBytes,
+            expectedVersion: ExpectedVersion = .any
+        ) {
+            let start = rows.byteCount
+            var problem: String?
+            // Written as the events table's columns in binary: the field count, then each field's length and bytes;
+            // the texts checked for a NUL, which PostgreSQL text cannot hold, here rather than by the row.
+            func text(_ bytes: UnsafeRawBufferPointer, field: Int) {
+                rows.bytea(bytes)
+                if problem == nil, let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
+                    problem = "COPY field \(field) contains a NUL character, which PostgreSQL text cannot hold"
+                }
+            }
+            let (data, metadata) = data.withUnsafeBytes { data in
+                metadata.withUnsafeBytes { metadata in
+                    var stream = stream, type = type
+                    rows.reserveCapacity(2 + 4 + 16 + 4 + stream.utf8.count + 4 + type.utf8.count + 4 + data.count + 4 + metadata.count + NewEvent.tailBytes)
+                    rows.startRow(of: 10)
+                    rows.uuid(eventId)
+                    stream.withUTF8 { text(UnsafeRawBufferPointer($0), field: 2) }
+                    type.withUTF8 { text(UnsafeRawBufferPointer($0), field: 3) }
+                    text(data, field: 4)
+                    let dataRange = rows.byteCount - data.count..<rows.byteCount
+                    text(metadata, field: 5)
+                    return (dataRange, rows.byteCount - metadata.count..<rows.byteCount)
+                }
+            }
+            NewEvent.writeTail(position: 0, version: 0, recordedAt: Timestamp(microseconds: 0), hash: .zero, logHash: .zero, into: &rows)
+            pending.append(Pending(
+                eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion, row: start..<rows.byteCount,
+                data: data, metadata: metadata, problem: problem))
+        }
+
+        /// The events, in the order they were added.
+        public consuming func finish() -> [NewEvent] {
+            let shared = rows.shared()
+            return pending.map {
+                NewEvent(Fields(
+                    eventId: $0.eventId, stream: $0.stream, type: $0.type, expectedVersion: $0.expectedVersion, rows: shared,
+                    row: $0.row, data: $0.data, metadata: $0.metadata, problem: $0.problem))
+            }
+        }
+    }
+
+    /// Immutable, so shared freely between threads; the row's tail is written in place through ``RenderedRows``.
     private final class Fields: Sendable {
         let eventId: UUID
         let stream: String
         let type: String
         let expectedVersion: ExpectedVersion
-        let rendered: RenderedEvent
+        let rows: RenderedRows
+        let row, data, metadata: Range<Int>
+        let problem: String?
 
-        init(eventId: UUID, stream: String, type: String, expectedVersion: ExpectedVersion, rendered: RenderedEvent) {
-            (self.eventId, self.stream, self.type) = (eventId, stream, type)
-            (self.expectedVersion, self.rendered) = (expectedVersion, rendered)
-        }
-    }
-}
-
-/// The parts of an event's stored row that do not depend on where it is appended: its first COPY columns, in
-/// binary, which hold its data and metadata, the only copy of them the event keeps.
-struct RenderedEvent: Sendable, Equatable {
-    /// event_id, stream, type, data, metadata: the first COPY columns (see `EventLog.insert`), in binary.
-    let copyColumns: CopyRow
-    /// Where the data's and the metadata's bytes lie in `copyColumns`.
-    let data: Range<Int>
-    let metadata: Range<Int>
-
-    init(eventId: UUID, stream: String, type: String, data: some ContiguousBytes, metadata: some ContiguousBytes) {
-        (copyColumns, self.data, self.metadata) = data.withUnsafeBytes { data in
-            metadata.withUnsafeBytes { metadata in
-                let (data, metadata) = (data.bindMemory(to: UInt8.self), metadata.bindMemory(to: UInt8.self))
-                var columns = CopyRow(format: .binary)  // binary: the values' bytes lie in the row as given
-                // Each field is its 4-byte length and its bytes (a uuid is 16).
-                columns.reserveCapacity(5 * 4 + 16 + stream.utf8.count + type.utf8.count + data.count + metadata.count)
-                columns.uuid(eventId)
-                columns.text(stream)
-                columns.text(type)
-                columns.bytes(data)
-                let dataRange = columns.byteCount - data.count..<columns.byteCount
-                columns.bytes(metadata)
-                return (columns, dataRange, columns.byteCount - metadata.count..<columns.byteCount)
-            }
+        init(
+            eventId: UUID, stream: String, type: String, expectedVersion: ExpectedVersion, rows: RenderedRows,
+            row: Range<Int>, data: Range<Int>, metadata: Range<Int>, problem: String?
+        ) {
+            (self.eventId, self.stream, self.type, self.expectedVersion) = (eventId, stream, type, expectedVersion)
+            (self.rows, self.row, self.data, self.metadata, self.problem) = (rows, row, data, metadata, problem)
         }
     }
 }

@@ -9,28 +9,26 @@ import Projections
 /// How a location event is stored: `data` is the submission as sent, as the validator wrote it
 /// (``LocationEvents/DecodedSubmission/data``); `metadata` is what the server read and computed (``StoredMetadata``).
 enum EventPayload {
-    /// The event to append, and what the projections will read of it (placed at its position once appended).
+    /// Adds the event to append to `events`, and answers what the projections will read of it (placed at its
+    /// position once appended).
     /// - Parameters:
     ///   - data: the event's data (``LocationEvents/DecodedSubmission/data``).
     ///   - numbers: the fix's numbers as sent (``LocationEvents/DecodedSubmission/fixNumbers``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
-        _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String
-    ) throws -> (event: NewEvent, projected: ProjectedEvent) {
+        _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String,
+        into events: inout NewEvent.Batch
+    ) throws -> ProjectedEvent {
         let platform = submission.actor.resolvedPlatform
         let entity = submission.body.entity
         let fix = submission.body.fix
         let failure = submission.body.failure
         let captured = (failure?.capturedAt ?? fix?.capturedAt)?.date
         let capturedAt = captured?.postgresText
-        let event = NewEvent(
-            eventId: submission.eventId, stream: entity.streamName, type: submission.typeName,
-            data: data,
-            metadata: StoredMetadata.write(
-                submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers),
-            expectedVersion: expectedVersion(submission.expectedVersion))
+        let stream = entity.streamName
+        let type = submission.typeName
         let projected = try ProjectedEvent(
-            eventId: event.eventId, stream: event.stream, type: event.type, capturedAt: capturedAt, capturedInstant: captured,
+            eventId: submission.eventId, stream: stream, type: type, capturedAt: capturedAt, capturedInstant: captured,
             receivedAt: receivedAt,
             app: submission.actor.app, os: submission.actor.os, platform: platform,
             fix: assessment.flatMap { assessment in fix.map { historyFix($0, assessment) } },
@@ -39,7 +37,12 @@ enum EventPayload {
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
             entity: (entity.kind.rawValue, entity.id))
-        return (event, projected)
+        events.append(
+            eventId: submission.eventId, stream: stream, type: type, data: data,
+            metadata: StoredMetadata.write(
+                submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers),
+            expectedVersion: expectedVersion(submission.expectedVersion))
+        return projected
     }
 
     /// What the history keeps of a fix: the same values as the metadata's `fix` member.

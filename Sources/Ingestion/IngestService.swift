@@ -83,11 +83,14 @@ public struct IngestService: Sendable {
     /// Reads, validates and assesses items, in order, each one once (a lazy collection makes each item only as it
     /// comes to it); `now` is the server's receive time.
     public func prepare<Items: Collection<IngestItem>>(_ items: Items, now: Date = Date()) -> PreparedBatch {
-        var events: [NewEvent] = []
+        // Room for the rows at once, as a batch of valid submissions needs: their data, about the size of the items,
+        // and a kilobyte more each for the metadata and the other columns.
+        var events = NewEvent.Batch(reservingBytes: items.reduce(items.count * 1024) { total, item in
+            if case .bytes(let bytes) = item { total + bytes.count } else { total }
+        })
         var projected: [ProjectedEvent] = []
         var bindings: [Int] = []
         var types: [EventType?] = []
-        events.reserveCapacity(items.count)
         projected.reserveCapacity(items.count)
         types.reserveCapacity(items.count)
         let receivedAt = now.postgresText
@@ -108,12 +111,10 @@ public struct IngestService: Sendable {
             case .success(let submission):
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
-                    // Taken apart, so that each is moved into its array rather than copied out of the pair.
-                    let (event, projection) = try EventPayload.newEvent(
+                    let projection = try EventPayload.newEvent(
                         submission, data: decoded.data ?? [], numbers: decoded.fixNumbers, assessment: assessment,
-                        receivedAt: receivedAt)
-                    if projection.binding != nil { bindings.append(events.count) }
-                    events.append(event)
+                        receivedAt: receivedAt, into: &events)
+                    if projection.binding != nil { bindings.append(projected.count) }
                     projected.append(projection)
                     return .event
                 } catch {
@@ -124,7 +125,7 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, events: events, projected: projected, bindings: bindings, types: types)
+        return PreparedBatch(items: prepared, events: events.finish(), projected: projected, bindings: bindings, types: types)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones

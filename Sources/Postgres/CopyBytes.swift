@@ -117,6 +117,9 @@ struct CopyBytes: @unchecked Sendable, Equatable {
         count = 0
     }
 
+    /// Where the bytes start; nil while there are none. Valid while this value or a copy of it holds its storage.
+    var baseAddress: UnsafeMutablePointer<UInt8>? { storage?.base }
+
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: storage?.base, count: count))
     }

@@ -26,6 +26,25 @@ public struct CopyRow: Sendable, Equatable {
         try buffer.withUnsafeBufferPointer { try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[range]))) }
     }
 
+    /// Starts a binary row of `count` fields, to be written next: rows rendered ahead into one buffer, each whole
+    /// (see ``shared()``).
+    public mutating func startRow(of count: Int) {
+        precondition(format == .binary, "a row started in a text COPY")
+        buffer.append(bigEndian: Int16(count))
+    }
+
+    /// Forgets the fields, keeping the room they took for the fields written next.
+    public mutating func removeAll() {
+        buffer.removeAll()
+        fields = 0
+        problem = nil
+    }
+
+    /// The fields rendered so far, shared from now on and set in place only by ``RenderedRows/set(_:at:)``.
+    public consuming func shared() -> RenderedRows {
+        RenderedRows(buffer)
+    }
+
     /// Makes room for `bytes` more bytes of fields, so that rendering a large row ahead does not grow its buffer
     /// again and again.
     public mutating func reserveCapacity(_ bytes: Int) {

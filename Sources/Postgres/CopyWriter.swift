@@ -44,6 +44,21 @@ public final class CopyWriter {
         if pending.buffer.count >= Self.flushThreshold { try flush() }
     }
 
+    /// Sends whole rows rendered ahead, `rows` of them in `range` of `rendered`, after the rows written before.
+    public func send(_ rendered: RenderedRows, in range: Range<Int>, rows: Int) throws {
+        guard !isFinished else { throw PostgresError(.copy, "the COPY has ended; write rows inside copyFrom") }
+        precondition(pending.format == .binary, "rows rendered in binary sent in a text COPY")
+        try flush()
+        // In pieces of the size the writer sends, so that the connection's buffer stays that small.
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let end = min(start + Self.flushThreshold, range.upperBound)
+            try rendered.withBytes(in: start..<end) { try connection.sendCopyData($0.assumingMemoryBound(to: UInt8.self)) }
+            start = end
+        }
+        rowCount += rows
+    }
+
     /// Sends what is left, with the binary format's end marker.
     func finish() throws {
         if pending.format == .binary { pending.buffer.append(bigEndian: -1 as Int16) }

@@ -106,6 +106,59 @@ struct AppendTests {
         #expect(try store.headPosition(on: connection) == 1)
     }
 
+    @Test("events made together share their rows: those appended are stored whole around a duplicate and a conflict between them, and the chain holds")
+    func eventsMadeTogether() throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let stored = event("a-1", 0)
+        _ = try store.append([stored], on: connection)
+        var batch = NewEvent.Batch()
+        for (stream, n, expected) in [("a-1", 1, ExpectedVersion.any), ("b-1", 2, .exact(7)), ("c-1", 3, .noStream), ("a-1", 4, .exact(1))] {
+            batch.append(
+                eventId: UUID(), stream: stream, type: "Noted", data: Data("{\"n\":\(n)}".utf8),
+                metadata: Data("{\"server\":\(n)}".utf8), expectedVersion: expected)
+        }
+        let made = batch.finish()
+        let events = [made[0], stored, made[1], made[2], made[3]]
+        let answer = try store.append(events, on: connection)
+        #expect(answer.results == [
+            .appended(stream: "a-1", version: 1, position: 2), .duplicate(stream: "a-1", version: 0, position: 1),
+            .conflict(AppendConflict(code: "wrong_expected_version", message: "stream b-1 does not exist, expected version 7")),
+            .appended(stream: "c-1", version: 0, position: 3), .appended(stream: "a-1", version: 2, position: 4),
+        ])
+        let log = try store.readAll(after: 1, limit: 10, on: connection)
+        #expect(log.map(\.eventId) == [made[0], made[2], made[3]].map(\.eventId))
+        #expect(log.map(\.data) == [made[0], made[2], made[3]].map(\.data))
+        #expect(log.map(\.metadata) == [made[0], made[2], made[3]].map(\.metadata))
+        let report = try Verifier().verify(on: connection)
+        #expect(report.firstBrokenLink == nil)
+        #expect(report.head == answer.head)
+    }
+
+    @Test("a NUL character in an event's stream or data, which PostgreSQL text cannot hold, fails its append, saying where; nothing of the batch is stored", arguments: [
+        ("stream", "parameter $1 contains a NUL character, which PostgreSQL text cannot hold"),
+        ("data", "COPY field 4 contains a NUL character, which PostgreSQL text cannot hold"),
+    ])
+    func nulCharacter(holding member: String, message: String) throws {
+        let database = try TestDatabase.create()
+        defer { database.drop() }
+        let connection = try database.connect()
+        let bad = NewEvent(
+            eventId: UUID(), stream: member == "stream" ? "a-\u{0}1" : "a-1", type: "Noted",
+            data: Data((member == "data" ? "{\"n\":\"\u{0}\"}" : "{}").utf8), metadata: Data("{}".utf8))
+        var thrown: PostgresError?
+        #expect(throws: PostgresError.self) {
+            do { try store.append([event("b-1", 1), bad], on: connection) } catch let error as PostgresError {
+                thrown = error
+                throw error
+            }
+        }
+        #expect(thrown?.kind == .encoding)
+        #expect(thrown?.message == message)
+        #expect(try store.headPosition(on: connection) == 0)
+    }
+
     @Test("an atomic batch with one conflict writes nothing")
     func atomic() throws {
         let database = try TestDatabase.create()

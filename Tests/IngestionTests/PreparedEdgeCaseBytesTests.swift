@@ -59,7 +59,7 @@ struct PreparedEdgeCaseBytesTests {
         var plan = AppendPlan(events: events, stored: [:], heads: [:], after: LogHead.empty, recordedAt: recordedAt)
         plan.decide { _ in nil }
         for (index, (line, event, projected)) in described.enumerated() {
-            var rest = event.rendered.copyColumns.renderedBytes + StoredBytesGoldenTests.eventIdMember(event)
+            var rest = event.firstColumnBytes + StoredBytesGoldenTests.eventIdMember(event)
                 + StoredBytesGoldenTests.canonicalTail(event)
             rest += projected.historyRowBytes
             lines[line] = [

@@ -55,7 +55,7 @@ struct StoredBytesGoldenTests {
         for event in batch.events {
             events += event.data
             events += event.metadata
-            events += event.rendered.copyColumns.renderedBytes
+            events += event.firstColumnBytes
             events += Self.eventIdMember(event)
             events += Self.canonicalTail(event)
         }
@@ -69,6 +69,11 @@ struct StoredBytesGoldenTests {
 extension CopyRow {
     /// The fields rendered so far, as bytes.
     var renderedBytes: [UInt8] { withBytes(in: 0..<byteCount) { Array($0) } }
+}
+
+extension NewEvent {
+    /// The event's first COPY columns, event_id to metadata, as rendered.
+    var firstColumnBytes: [UInt8] { row.rows.withBytes(in: firstColumns) { Array($0) } }
 }
 
 extension ProjectedEvent {
