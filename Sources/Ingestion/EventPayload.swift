@@ -37,11 +37,11 @@ enum EventPayload {
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
             entity: (entity.kind.rawValue, entity.id))
-        events.append(
-            eventId: submission.eventId, stream: stream, type: type, data: data,
-            metadata: StoredMetadata.write(
-                submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers),
-            expectedVersion: expectedVersion(submission.expectedVersion))
+        StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers) {
+            events.append(
+                eventId: submission.eventId, stream: stream, type: type, data: data, metadata: $0,
+                expectedVersion: expectedVersion(submission.expectedVersion))
+        }
         return projected
     }
 

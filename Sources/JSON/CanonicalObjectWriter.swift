@@ -34,8 +34,13 @@ public struct CanonicalObjectWriter: ~Copyable {
 
     /// The finished object.
     public consuming func finish() -> [UInt8] {
+        finish { Array($0) }
+    }
+
+    /// The finished object's bytes, read in place: for a caller that copies them on, without an array between.
+    public consuming func finish<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         buffer.append(UInt8(ascii: "}"))
-        return Array(buffer.bytes)
+        return try body(UnsafeRawBufferPointer(buffer.bytes))
     }
 
     public mutating func string(_ name: StaticString, _ value: String) {

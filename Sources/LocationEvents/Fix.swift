@@ -136,7 +136,7 @@ public struct Actor: Sendable, Hashable {
 
 /// The members of a fix, in the order of ``Fix/fieldNames``.
 /// A fix's numbers as the submission had them, where they came canonical: the stored metadata writes them again
-/// (``StoredMetadata/write(_:assessment:capturedAt:receivedAt:given:)``) without formatting their values.
+/// (``StoredMetadata/write(_:assessment:capturedAt:receivedAt:given:_:)``) without formatting their values.
 public struct FixNumbers: Sendable {
     public var latitude, longitude, horizontalAccuracy: CanonicalNumber?
 

@@ -3,7 +3,7 @@ import Geo
 import JSON
 
 /// The `metadata` stored with a location event: what the server read and computed, under a schema number so that
-/// later versions can read it. The one definition of its members: ingest writes it with ``write(_:assessment:capturedAt:receivedAt:)``,
+/// later versions can read it. The one definition of its members: ingest writes it with ``write(_:assessment:capturedAt:receivedAt:given:_:)``,
 /// and the projections name what they read back by ``Member/path``.
 ///
 /// Schema 1:
@@ -88,16 +88,17 @@ public enum StoredMetadata {
         }
     }
 
-    /// The metadata's canonical JSON bytes, written member by member in canonical order.
+    /// The metadata's canonical JSON bytes, written member by member in canonical order, given to `body` in place.
     /// - Parameters:
     ///   - assessment: the assessment of the submission's fix; the `fix` member is written when there is both.
     ///   - capturedAt: the fix's or the failure's capture time, as `timestamptz` text.
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
     ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/fixNumbers``): a value of the
     ///     metadata equal to one of them is written with its text. The bytes are the same either way.
-    public static func write(
-        _ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String, given: FixNumbers? = nil
-    ) -> [UInt8] {
+    public static func write<Result>(
+        _ submission: Submission, assessment: FixAssessment?, capturedAt: String?, receivedAt: String, given: FixNumbers? = nil,
+        _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
         var writer = CanonicalObjectWriter(capacity: 640)
         writer.string(.app, ifPresent: submission.actor.app)
         writer.string(.capturedAt, ifPresent: capturedAt)
@@ -117,7 +118,7 @@ public enum StoredMetadata {
         }
         writer.string(.receivedAt, receivedAt)
         writer.number(.schema, Double(schema))
-        return writer.finish()
+        return try writer.finish(body)
     }
 
     /// The `fix` member: the assessment, with the inputs it was computed from.
