@@ -36,7 +36,8 @@ public struct NewEvent: Sendable, Equatable {
         expectedVersion: ExpectedVersion = .any
     ) {
         var batch = Batch()
-        batch.append(eventId: eventId, stream: stream, type: type, data: data, metadata: metadata, expectedVersion: expectedVersion)
+        batch.append(
+            eventId: eventId, stream: stream, type: type, data: data, metadata: metadata, expectedVersion: expectedVersion)
         self = batch.finish()[0]
     }
 
@@ -64,14 +65,18 @@ public struct NewEvent: Sendable, Equatable {
     /// Why the row cannot be sent (a NUL character in a text), when it cannot; the writer throws it.
     var problem: String? { fields.problem }
 
-    /// Writes the row's tail in place: `tail` holds position, version, recorded_at, hash and log_hash.
+    /// Writes the row's tail in place: `tail` holds position, version, recorded_at, hash and log_hash
+    /// (``writeTail(position:version:recordedAt:hash:logHash:into:)``).
     func setTail(_ tail: CopyRow) {
+        precondition(tail.byteCount == Self.tailBytes, "a row's tail of \(tail.byteCount) bytes, not \(Self.tailBytes)")
         fields.rows.set(tail, at: fields.row.upperBound - Self.tailBytes)
     }
 
     /// The COPY fields after the metadata: position, version and recorded_at (each a length and 8 bytes) and the
     /// two hashes (a length and 32 bytes each).
-    static func writeTail(position: Int64, version: Int64, recordedAt: Timestamp, hash: Digest, logHash: Digest, into row: inout CopyRow) {
+    static func writeTail(
+        position: Int64, version: Int64, recordedAt: Timestamp, hash: Digest, logHash: Digest, into row: inout CopyRow
+    ) {
         row.integer(position)
         row.integer(version)
         row.timestamp(microsecondsSince1970: recordedAt.microseconds)
@@ -126,7 +131,9 @@ public struct NewEvent: Sendable, Equatable {
             let (data, metadata) = data.withUnsafeBytes { data in
                 metadata.withUnsafeBytes { metadata in
                     var stream = stream, type = type
-                    rows.reserveCapacity(2 + 4 + 16 + 4 + stream.utf8.count + 4 + type.utf8.count + 4 + data.count + 4 + metadata.count + NewEvent.tailBytes)
+                    rows.reserveCapacity(
+                        2 + 4 + 16 + 4 + stream.utf8.count + 4 + type.utf8.count + 4 + data.count + 4 + metadata.count
+                            + NewEvent.tailBytes)
                     rows.startRow(of: 10)
                     rows.uuid(eventId)
                     stream.withUTF8 { text(UnsafeRawBufferPointer($0), field: 2) }
@@ -137,7 +144,8 @@ public struct NewEvent: Sendable, Equatable {
                     return (dataRange, rows.byteCount - metadata.count..<rows.byteCount)
                 }
             }
-            NewEvent.writeTail(position: 0, version: 0, recordedAt: Timestamp(microseconds: 0), hash: .zero, logHash: .zero, into: &rows)
+            NewEvent.writeTail(
+                position: 0, version: 0, recordedAt: Timestamp(microseconds: 0), hash: .zero, logHash: .zero, into: &rows)
             pending.append(Pending(
                 eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion, row: start..<rows.byteCount,
                 data: data, metadata: metadata, problem: problem))

@@ -37,7 +37,9 @@ enum EventPayload {
             },
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
             entity: (entity.kind.rawValue, entity.id))
-        StoredMetadata.write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers) {
+        StoredMetadata.write(
+            submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers
+        ) {
             events.append(
                 eventId: submission.eventId, stream: stream, type: type, data: data, metadata: $0,
                 expectedVersion: expectedVersion(submission.expectedVersion))

@@ -125,7 +125,8 @@ public struct IngestService: Sendable {
                 }
             }
         }
-        return PreparedBatch(items: prepared, events: events.finish(), projected: projected, bindings: bindings, types: types)
+        return PreparedBatch(
+            items: prepared, events: events.finish(), projected: projected, bindings: bindings, types: types)
     }
 
     /// Appends a prepared batch in one transaction. Without `atomic`, bad items are answered and the good ones

@@ -268,7 +268,8 @@ public struct SubmissionReader: Sendable {
     /// Whether the unconsumed bytes begin with the UTF-8 byte order mark, reading more when needed.
     private mutating func startsWithByteOrderMark() -> Bool {
         while buffer.count - start < 3, fill() {}
-        return buffer.count - start >= 3 && byte(at: start) == 0xEF && byte(at: start + 1) == 0xBB && byte(at: start + 2) == 0xBF
+        return buffer.count - start >= 3
+            && byte(at: start) == 0xEF && byte(at: start + 1) == 0xBB && byte(at: start + 2) == 0xBF
     }
 
     /// Many Windows tools begin UTF-8 text with a byte order mark: at the very start, it is skipped.

@@ -149,7 +149,7 @@ struct AppendTests {
             data: Data((member == "data" ? "{\"n\":\"\u{0}\"}" : "{}").utf8), metadata: Data("{}".utf8))
         var thrown: PostgresError?
         #expect(throws: PostgresError.self) {
-            do { try store.append([event("b-1", 1), bad], on: connection) } catch let error as PostgresError {
+            do { _ = try store.append([event("b-1", 1), bad], on: connection) } catch let error as PostgresError {
                 thrown = error
                 throw error
             }
