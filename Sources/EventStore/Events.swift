@@ -119,36 +119,31 @@ public struct NewEvent: Sendable, Equatable {
             expectedVersion: ExpectedVersion = .any
         ) {
             let start = rows.byteCount
-            var problem: String?
-            // Written as the events table's columns in binary: the field count, then each field's length and bytes;
-            // the texts checked for a NUL, which PostgreSQL text cannot hold, here rather than by the row.
-            func text(_ bytes: UnsafeRawBufferPointer, field: Int) {
-                rows.bytea(bytes)
-                if problem == nil, let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
-                    problem = "COPY field \(field) contains a NUL character, which PostgreSQL text cannot hold"
-                }
-            }
-            let (data, metadata) = data.withUnsafeBytes { data in
+            var dataRange = 0..<0, metadataRange = 0..<0
+            // The events table's columns, each text checked for a NUL, which PostgreSQL text cannot hold.
+            let problem = data.withUnsafeBytes { data in
                 metadata.withUnsafeBytes { metadata in
-                    var stream = stream, type = type
+                    let (data, metadata) = (data.bindMemory(to: UInt8.self), metadata.bindMemory(to: UInt8.self))
                     rows.reserveCapacity(
                         2 + 4 + 16 + 4 + stream.utf8.count + 4 + type.utf8.count + 4 + data.count + 4 + metadata.count
                             + NewEvent.tailBytes)
-                    rows.startRow(of: 10)
-                    rows.uuid(eventId)
-                    stream.withUTF8 { text(UnsafeRawBufferPointer($0), field: 2) }
-                    type.withUTF8 { text(UnsafeRawBufferPointer($0), field: 3) }
-                    text(data, field: 4)
-                    let dataRange = rows.byteCount - data.count..<rows.byteCount
-                    text(metadata, field: 5)
-                    return (dataRange, rows.byteCount - metadata.count..<rows.byteCount)
+                    return rows.renderRow { row in
+                        row.uuid(eventId)
+                        row.text(stream)
+                        row.text(type)
+                        row.bytes(data)
+                        dataRange = row.byteCount - data.count..<row.byteCount
+                        row.bytes(metadata)
+                        metadataRange = row.byteCount - metadata.count..<row.byteCount
+                        NewEvent.writeTail(
+                            position: 0, version: 0, recordedAt: Timestamp(microseconds: 0), hash: .zero, logHash: .zero,
+                            into: &row)
+                    }
                 }
             }
-            NewEvent.writeTail(
-                position: 0, version: 0, recordedAt: Timestamp(microseconds: 0), hash: .zero, logHash: .zero, into: &rows)
             pending.append(Pending(
                 eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion, row: start..<rows.byteCount,
-                data: data, metadata: metadata, problem: problem))
+                data: dataRange, metadata: metadataRange, problem: problem))
         }
 
         /// The events, in the order they were added.

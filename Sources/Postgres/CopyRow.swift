@@ -1,8 +1,8 @@
 import CivilCalendar
 import Foundation
 
-/// Fields of a COPY row: written in place into the writer's buffer inside `CopyWriter.row`, or rendered ahead
-/// (``init(format:)``) and added to a row of the same format later with ``append(_:)``.
+/// Fields of a COPY row: written in place into the writer's buffer inside `CopyWriter.row`; or whole rows rendered
+/// ahead into a buffer of their own (``renderRow(_:)``), shared once rendered (``shared()``) and sent as they are.
 public struct CopyRow: Sendable, Equatable {
     public let format: CopyFormat
     /// The rendered fields; in the writer's row, every row not sent yet.
@@ -12,7 +12,7 @@ public struct CopyRow: Sendable, Equatable {
     /// Why the fields cannot be sent (a NUL character, which PostgreSQL text cannot hold); the writer throws it.
     public private(set) var problem: String?
 
-    /// Fields to render ahead of their row.
+    /// Fields, or rows, to render ahead.
     public init(format: CopyFormat = .text) {
         self.format = format
     }
@@ -24,13 +24,6 @@ public struct CopyRow: Sendable, Equatable {
     /// The rendered bytes in `range` (of ``byteCount``s), read in place.
     public func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try buffer.withUnsafeBufferPointer { try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[range]))) }
-    }
-
-    /// Starts a binary row of `count` fields, to be written next: rows rendered ahead into one buffer, each whole
-    /// (see ``shared()``).
-    public mutating func startRow(of count: Int) {
-        precondition(format == .binary, "a row started in a text COPY")
-        buffer.append(bigEndian: Int16(count))
     }
 
     /// Forgets the fields, keeping the room they took for the fields written next.
@@ -55,6 +48,25 @@ public struct CopyRow: Sendable, Equatable {
     /// - Throws: what `build` throws, or ``PostgresError`` when a field cannot be sent.
     mutating func row(_ build: (inout CopyRow) throws -> Void) throws {
         let start = buffer.count
+        do {
+            try appendRow(build)
+            if let problem { throw PostgresError(.encoding, problem) }
+        } catch {
+            buffer.truncate(to: start)
+            throw error
+        }
+    }
+
+    /// Appends one whole row built by `build`, rendered ahead to be sent later (``shared()``), and answers why it
+    /// cannot be sent when it cannot (a NUL character in a text): it is kept either way, for the caller to refuse it.
+    public mutating func renderRow(_ build: (inout CopyRow) -> Void) -> String? {
+        appendRow(build)
+        return problem
+    }
+
+    /// Appends one row built by `build`: in binary its field count first, in text a newline after it.
+    private mutating func appendRow(_ build: (inout CopyRow) throws -> Void) rethrows {
+        let start = buffer.count
         fields = 0
         problem = nil
         // In binary, the row starts with its field count, set at the end.
@@ -62,13 +74,7 @@ public struct CopyRow: Sendable, Equatable {
             buffer.append(0)
             buffer.append(0)
         }
-        do {
-            try build(&self)
-            if let problem { throw PostgresError(.encoding, problem) }
-        } catch {
-            buffer.truncate(to: start)
-            throw error
-        }
+        try build(&self)
         switch format {
         case .text:
             buffer.append(0x0A)
@@ -88,16 +94,6 @@ public struct CopyRow: Sendable, Equatable {
     private mutating func binary(_ write: (inout CopyBytes) -> Void) {
         write(&buffer)
         fields += 1
-    }
-
-    /// Fields rendered ahead, in their order, of the same format.
-    public mutating func append(_ other: CopyRow) {
-        precondition(other.format == format, "a \(other.format) COPY row appended to a \(format) one")
-        guard other.fields > 0 else { return }
-        if format == .text && fields > 0 { buffer.append(0x09) }
-        buffer.append(other.buffer)
-        fields += other.fields
-        if problem == nil, let otherProblem = other.problem { problem = otherProblem }
     }
 
     /// A text value, escaped in text; nil is SQL NULL.
