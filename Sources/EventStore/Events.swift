@@ -20,15 +20,15 @@ public struct NewEvent: Sendable, Equatable {
     private let fields: Fields
 
     /// Chosen by the client; the idempotency key.
-    public var eventId: UUID { fields.eventId }
-    public var stream: String { fields.stream }
-    public var type: String { fields.type }
+    public var eventId: UUID { fields.parts.eventId }
+    public var stream: String { fields.parts.stream }
+    public var type: String { fields.parts.type }
     /// What the client submitted. Two events with one id are the same event when stream, type and data are equal.
     /// Kept only in the event's rendered row, and copied out here.
     public var data: Data { withData { Data($0) } }
     /// What the server added. Not part of the idempotency comparison: a resend computes it anew.
     public var metadata: Data { withMetadata { Data($0) } }
-    public var expectedVersion: ExpectedVersion { fields.expectedVersion }
+    public var expectedVersion: ExpectedVersion { fields.parts.expectedVersion }
 
     /// - Parameters: data, metadata: canonical JSON bytes (`Data` or `[UInt8]`).
     public init(
@@ -47,29 +47,29 @@ public struct NewEvent: Sendable, Equatable {
 
     /// The data's bytes, read in place.
     func withData<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try fields.rows.withBytes(in: fields.data, body)
+        try fields.rows.withBytes(in: fields.parts.data, body)
     }
 
     /// The metadata's bytes, read in place.
     func withMetadata<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try fields.rows.withBytes(in: fields.metadata, body)
+        try fields.rows.withBytes(in: fields.parts.metadata, body)
     }
 
     /// The event's stored row in binary COPY, in the rows of its batch; its last ``tailBytes`` bytes are position,
     /// version, recording time, hash and log hash, set by ``setTail(_:)`` when the event is appended.
-    var row: (rows: RenderedRows, range: Range<Int>) { (fields.rows, fields.row) }
+    var row: (rows: RenderedRows, range: Range<Int>) { (fields.rows, fields.parts.row) }
 
     /// The row's first columns, event_id to metadata, without the field count before them and the tail after.
-    var firstColumns: Range<Int> { (fields.row.lowerBound + 2)..<(fields.row.upperBound - Self.tailBytes) }
+    var firstColumns: Range<Int> { (fields.parts.row.lowerBound + 2)..<(fields.parts.row.upperBound - Self.tailBytes) }
 
     /// Why the row cannot be sent (a NUL character in a text), when it cannot; the writer throws it.
-    var problem: String? { fields.problem }
+    var problem: String? { fields.parts.problem }
 
     /// Writes the row's tail in place: `tail` holds position, version, recorded_at, hash and log_hash
     /// (``writeTail(position:version:recordedAt:hash:logHash:into:)``).
     func setTail(_ tail: CopyRow) {
         precondition(tail.byteCount == Self.tailBytes, "a row's tail of \(tail.byteCount) bytes, not \(Self.tailBytes)")
-        fields.rows.set(tail, at: fields.row.upperBound - Self.tailBytes)
+        fields.rows.set(tail, at: fields.parts.row.upperBound - Self.tailBytes)
     }
 
     /// The COPY fields after the metadata: position, version and recorded_at (each a length and 8 bytes) and the
@@ -96,15 +96,7 @@ public struct NewEvent: Sendable, Equatable {
     /// batch rather than one per event, and rows the writer sends as they are (see ``EventLog/insert(_:of:on:)``).
     public struct Batch {
         private var rows = CopyRow(format: .binary)
-        private var pending: [Pending] = []
-
-        private struct Pending {
-            let eventId: UUID
-            let stream, type: String
-            let expectedVersion: ExpectedVersion
-            let row, data, metadata: Range<Int>
-            let problem: String?
-        }
+        private var pending: [Parts] = []
 
         /// - Parameter bytes: room to make at once for the rows, in bytes; they grow past it as needed.
         public init(reservingBytes bytes: Int = 0) {
@@ -141,7 +133,7 @@ public struct NewEvent: Sendable, Equatable {
                     }
                 }
             }
-            pending.append(Pending(
+            pending.append(Parts(
                 eventId: eventId, stream: stream, type: type, expectedVersion: expectedVersion, row: start..<rows.byteCount,
                 data: dataRange, metadata: metadataRange, problem: problem))
         }
@@ -149,30 +141,27 @@ public struct NewEvent: Sendable, Equatable {
         /// The events, in the order they were added.
         public consuming func finish() -> [NewEvent] {
             let shared = rows.shared()
-            return pending.map {
-                NewEvent(Fields(
-                    eventId: $0.eventId, stream: $0.stream, type: $0.type, expectedVersion: $0.expectedVersion, rows: shared,
-                    row: $0.row, data: $0.data, metadata: $0.metadata, problem: $0.problem))
-            }
+            return pending.map { NewEvent(Fields(rows: shared, parts: $0)) }
         }
+    }
+
+    /// An event's values, and where its row and the data and metadata in it lie in its batch's rows.
+    private struct Parts {
+        let eventId: UUID
+        let stream, type: String
+        let expectedVersion: ExpectedVersion
+        let row, data, metadata: Range<Int>
+        /// Why the row cannot be sent (a NUL character in a text), when it cannot.
+        let problem: String?
     }
 
     /// Immutable, so shared freely between threads; the row's tail is written in place through ``RenderedRows``.
     private final class Fields: Sendable {
-        let eventId: UUID
-        let stream: String
-        let type: String
-        let expectedVersion: ExpectedVersion
         let rows: RenderedRows
-        let row, data, metadata: Range<Int>
-        let problem: String?
+        let parts: Parts
 
-        init(
-            eventId: UUID, stream: String, type: String, expectedVersion: ExpectedVersion, rows: RenderedRows,
-            row: Range<Int>, data: Range<Int>, metadata: Range<Int>, problem: String?
-        ) {
-            (self.eventId, self.stream, self.type, self.expectedVersion) = (eventId, stream, type, expectedVersion)
-            (self.rows, self.row, self.data, self.metadata, self.problem) = (rows, row, data, metadata, problem)
+        init(rows: RenderedRows, parts: Parts) {
+            (self.rows, self.parts) = (rows, parts)
         }
     }
 }
