@@ -322,21 +322,29 @@ public struct SubmissionReader: Sendable {
         var next: Data?
         switch source {
         case .file(let descriptor):
-            // Read straight after the unconsumed bytes, in memory that is not zeroed first.
-            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: kept + Self.chunkSize, alignment: 1)
-            withBuffer { bytes in
-                if kept > 0 { memory.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...]))) }
+            // Read straight after the unconsumed bytes, in memory that is not zeroed first. What a short read leaves
+            // unused (a pipe gives a few kilobytes at a time) is given back, so that the items sharing the buffer do
+            // not hold a mebibyte each.
+            let capacity = kept + Self.chunkSize
+            guard let memory = malloc(capacity) else {
+                readError = String(cString: strerror(ENOMEM))
+                count = -1
+                break
             }
+            withBuffer { bytes in
+                if kept > 0 { memory.copyMemory(from: bytes.baseAddress! + start, byteCount: kept) }
+            }
+            let room = UnsafeMutableRawBufferPointer(start: memory + kept, count: Self.chunkSize)
             repeat {
-                count = ReadStop.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: memory[kept...]), unless: stop)
+                count = ReadStop.read(descriptor, into: room, unless: stop)
             } while count < 0 && errno == EINTR
             if count < 0 { readError = String(cString: strerror(errno)) }
             if count > 0 {
-                next = Data(bytesNoCopy: memory.baseAddress!, count: kept + count, deallocator: .custom { pointer, _ in
-                    pointer.deallocate()
-                })
+                let size = kept + count
+                let fitted = size < capacity ? realloc(memory, size) ?? memory : memory
+                next = Data(bytesNoCopy: fitted, count: size, deallocator: .free)
             } else {
-                memory.deallocate()
+                free(memory)
             }
         case .memory(let data):
             // Taken from the data as it is, not through a chunk: a chunk of a mebibyte, zeroed for each request body

@@ -49,6 +49,33 @@ struct SubmissionReaderTests {
         }
     }
 
+    @Test("through a pipe written a few bytes at a time, each read short: every item intact, however the reads cut it")
+    func shortReads() throws {
+        let lines = (0..<300).map { #"{"n":\#($0),"text":"\#(String(repeating: "路", count: $0 % 40))"}"# }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw Unexpected("pipe failed") }
+        let (reading, writing) = (ends[0], ends[1])
+        let writer = Thread {
+            var offset = 0
+            while offset < bytes.count {
+                let piece = min(37, bytes.count - offset)
+                let written = bytes[offset...].withUnsafeBytes { write(writing, $0.baseAddress, piece) }
+                guard written > 0 else { break }
+                offset += written
+                usleep(offset % 1000 < 37 ? 1000 : 0)
+            }
+            close(writing)
+        }
+        writer.start()
+        defer { close(reading) }
+        let items = readBounded(SubmissionReader(fileDescriptor: reading), cap: 1000)
+        #expect(items.count == lines.count)
+        for (item, line) in zip(items, lines) {
+            #expect(json(item) == (try JSONValue(parsing: Data(line.utf8))), "line \(item.line)")
+        }
+    }
+
     /// An array of objects whose strings hold brackets, braces, commas, escaped quotes and backslashes, one
     /// element per line after `[`, more than two chunks long.
     static func trickyArray() -> (text: String, elements: [JSONValue]) {
