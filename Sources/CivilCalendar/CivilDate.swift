@@ -98,9 +98,11 @@ extension CivilDate {
     /// `yyyy-MM-dd`, the year in at least four digits (`-` before it when it is negative).
     public var text: String {
         guard (0...9999).contains(year) else {
-            let digits = String(abs(year))
-            return (year < 0 ? "-" : "") + String(repeating: "0", count: max(4 - digits.count, 0)) + digits
-                + String(Self(year: 2000, month: month, day: day).text.dropFirst(4))
+            func padded(_ number: Int, to width: Int) -> String {
+                let digits = String(number)
+                return String(repeating: "0", count: max(width - digits.count, 0)) + digits
+            }
+            return (year < 0 ? "-" : "") + padded(abs(year), to: 4) + "-" + padded(month, to: 2) + "-" + padded(day, to: 2)
         }
         // Written in place: the summaries write a day for nearly every fix.
         return String(unsafeUninitializedCapacity: 10) { text in
