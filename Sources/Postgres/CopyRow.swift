@@ -21,11 +21,6 @@ public struct CopyRow: Sendable, Equatable {
     /// length: the last `n` bytes once a value of `n` bytes is added. (In text, values are escaped.)
     public var byteCount: Int { buffer.count }
 
-    /// The rendered bytes in `range` (of ``byteCount``s), read in place.
-    public func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try buffer.withUnsafeBufferPointer { try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[range]))) }
-    }
-
     /// Forgets the fields, keeping the room they took for the fields written next.
     public mutating func removeAll() {
         buffer.removeAll()

@@ -68,7 +68,10 @@ struct StoredBytesGoldenTests {
 
 extension CopyRow {
     /// The fields rendered so far, as bytes.
-    var renderedBytes: [UInt8] { withBytes(in: 0..<byteCount) { Array($0) } }
+    var renderedBytes: [UInt8] {
+        let rendered = shared()
+        return rendered.withBytes(in: 0..<rendered.count) { Array($0) }
+    }
 }
 
 extension NewEvent {
