@@ -126,3 +126,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release builds optimise across modules: an event passes through a dozen of them on its way in (JSON, LocationEvents,
+// Ingestion, EventStore, Postgres…), and their generic and small functions are then specialised and inlined where
+// they are called, not called through the module's boundary.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+}
