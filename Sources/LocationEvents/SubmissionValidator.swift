@@ -45,8 +45,12 @@ public struct SubmissionValidator: Sendable {
         }
         let top = Members<SubmissionMember>(record: record, object: SubmissionFormat.top)
         var checker = FieldChecker(record)
-        let eventIdText = top[.eventId].flatMap { $0.kind == .string ? record.string($0) : nil }
-        let eventId = self.eventId(eventIdText, top, &checker)
+        // The usual eventId is read in place; any other as a string, which also says what is wrong with it, and is
+        // kept for the answer.
+        let eventIdValue = top[.eventId]
+        let eventIdInPlace = checker.inPlace(eventIdValue, Self.uuid(utf8:))
+        var eventIdText = eventIdInPlace == nil ? eventIdValue.flatMap { $0.kind == .string ? record.string($0) : nil } : nil
+        let eventId = eventIdInPlace ?? self.eventId(eventIdText, top, &checker)
         let type = self.type(top, &checker)
         let expectedVersion = self.expectedVersion(top, &checker)
         let actor = self.actor(top, &checker)
@@ -56,13 +60,14 @@ public struct SubmissionValidator: Sendable {
                 of: SubmissionFormat.top, at: "", known: SubmissionMember.members(of: type), in: "a \(type.rawValue) submission")
         }
 
-        guard checker.errors.isEmpty, let eventId, let body, var eventIdText else {
+        guard checker.errors.isEmpty, let eventId, let body else {
+            if eventIdInPlace != nil { eventIdText = eventIdValue.map(record.string) }
             return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: type)
         }
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
         var changes: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
-        if eventIdText.withUTF8({ $0.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) } }) {
+        if checker.inPlace(eventIdValue, Self.hasUpperCase) ?? eventIdText.map(Self.hasUpperCase) ?? false {
             changes.append((SubmissionMember.eventId.rawValue, eventId.uuidString.lowercased()))
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
@@ -75,7 +80,7 @@ public struct SubmissionValidator: Sendable {
         }
         return DecodedSubmission(
             result: .success(submission), data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
-            fixNumbers: numbers, eventIdText: eventIdText, type: type)
+            fixNumbers: numbers, type: type)
     }
 
     /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
@@ -92,25 +97,36 @@ public struct SubmissionValidator: Sendable {
     /// (which it reads to the same UUID). Anything else is left to it, so that both take the same texts.
     static func uuid(_ text: String) -> UUID? {
         var text = text
-        let parsed = text.withUTF8 { bytes -> UUID? in
-            guard bytes.count == 36 else { return nil }
-            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let complete = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
-                var index = 0
-                for byte in 0..<16 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard bytes[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                    }
-                    guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
-                    out[byte] = high << 4 | low
-                    index += 2
+        return text.withUTF8(uuid(utf8:)) ?? UUID(uuidString: text)
+    }
+
+    private static func hasUpperCase(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8(hasUpperCase)
+    }
+
+    private static func hasUpperCase(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
+    }
+
+    /// The usual form alone: nil for anything else, which ``uuid(_:)`` then reads.
+    private static func uuid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let complete = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            var index = 0
+            for byte in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard bytes[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
                 }
-                return true
+                guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+                out[byte] = high << 4 | low
+                index += 2
             }
-            return complete ? UUID(uuid: uuid) : nil
+            return true
         }
-        return parsed ?? UUID(uuidString: text)
+        return complete ? UUID(uuid: uuid) : nil
     }
 
     private static func hexDigit(_ byte: UInt8) -> UInt8? {
@@ -243,7 +259,8 @@ public struct DecodedSubmission: Sendable {
     public let data: [UInt8]?
     /// The fix's numbers as sent, where they came canonical; nil when invalid or without a fix.
     public let fixNumbers: FixNumbers?
-    /// The `eventId` member as sent, when it is a string.
+    /// The `eventId` member as sent, when it is a string, for the answer to a submission refused; nil for one taken,
+    /// whose answer gives the event's id.
     public let eventIdText: String?
     /// The type the `type` member names, when it names one.
     public let type: EventType?

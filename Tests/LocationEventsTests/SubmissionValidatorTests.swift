@@ -474,4 +474,27 @@ import Testing
     func eventIdsReadAsFoundationReadsThem(text: String) {
         #expect(SubmissionValidator.uuid(text) == UUID(uuidString: text))
     }
+
+    @Test(
+        "an event id, read in place or with an escape, is kept as sent for the answer to a refused submission; a taken one's data has it in lower case",
+        arguments: [false, true])
+    func eventIdOfTheAnswer(escaped: Bool) throws {
+        let upper = "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40"
+        func bytes(_ value: JSONValue) -> Data {
+            let text = String(decoding: value.canonicalData(), as: UTF8.self)
+            return Data((escaped ? text.replacingOccurrences(of: "\"0B9C", with: "\"\\u0030B9C") : text).utf8)
+        }
+        let submission = merchant("eventId", .string(upper))
+        #expect(escaped == String(decoding: bytes(submission), as: UTF8.self).contains("\\u0030B9C"))
+
+        let refused = validator.decode(bytes(submission.setting("fix.lat", .number(100))), now: now)
+        #expect(refused.eventIdText == upper)
+        #expect(throws: ValidationFailure.self) { try refused.result.get() }
+
+        let taken = validator.decode(bytes(submission), now: now)
+        #expect(try taken.result.get().eventId == UUID(uuidString: upper))
+        #expect(taken.eventIdText == nil)
+        let data = String(decoding: try #require(taken.data), as: UTF8.self)
+        #expect(data.contains("\"eventId\":\"\(upper.lowercased())\""))
+    }
 }
