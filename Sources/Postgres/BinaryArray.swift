@@ -37,17 +37,21 @@ public struct BinaryArray: Sendable, Equatable {
     }
 
     private static func append(text: String, to bytes: inout [UInt8]) throws {
-        var value = text
-        let valid = value.withUTF8 { utf8 in
+        func append(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
             guard let base = utf8.baseAddress else {
-                append(Int32(0), to: &bytes)
+                Self.append(Int32(0), to: &bytes)
                 return true
             }
             guard memchr(base, 0, utf8.count) == nil else { return false }
-            append(Int32(utf8.count), to: &bytes)
+            Self.append(Int32(utf8.count), to: &bytes)
             bytes.append(contentsOf: utf8)
             return true
         }
+        // In place when the string is contiguous, as a native one is, rather than through a copy.
+        let valid = text.utf8.withContiguousStorageIfAvailable(append) ?? {
+            var copy = text
+            return copy.withUTF8(append)
+        }()
         guard valid else {
             throw PostgresError(.encoding, "a text array value contains a NUL character, which PostgreSQL text cannot hold")
         }
@@ -72,6 +76,14 @@ public struct BinaryArray: Sendable, Equatable {
     public init(_ values: [UUID]) {
         self.init(elementType: 2950, fixedWidth: 16, values) { value, bytes in
             withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// `date[]`, of days since 1970-01-01 (``CivilDate/daysSince1970``).
+    public init(days values: [Int]) {
+        self.init(elementType: 1082, fixedWidth: 4, values) { value, bytes in
+            // PostgreSQL counts from 2000-01-01.
+            Self.append(Int32(value - 10_957), to: &bytes)
         }
     }
 

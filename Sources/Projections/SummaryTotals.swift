@@ -60,21 +60,20 @@ struct SummaryTotals {
         let bucket: Int64
     }
 
-    private struct LatestKey: Hashable {
+    private struct EntityKey: Hashable {
         let kind, id: Text
-        let precise: Bool
     }
 
     private var daily: [DailyKey: Int64] = [:]
     private var fixDays: [FixDayKey: Int64] = [:]
     private var buckets: [BucketKey: (fixes: Int64, mismatches: Int64)] = [:]
-    private var latest: [LatestKey: Newest] = [:]
+    /// Per entity, its newest fix and its newest precise one: the rows of `latest_fixes` of quality `any` and `precise`.
+    private var latest: [EntityKey: Kept] = [:]
 
     init() {}
 
     /// Totals about to count one batch of `events` events: room at once, rather than the table grown and every key
-    /// hashed again at each doubling, for as many newest fixes (an entity's newest of any quality and, for a precise
-    /// fix, its newest precise one) and as many fixes per day: a day of capture with the fix's provider, app,
+    /// hashed again at each doubling, for as many entities' newest fixes and as many fixes per day: a day of capture with the fix's provider, app,
     /// accuracy, authorization and claim is nearly one key a fix when the fixes were captured over months.
     init(batchOf events: Int) {
         latest.reserveCapacity(events)
@@ -92,6 +91,40 @@ struct SummaryTotals {
         func isNewer(than other: Newest) -> Bool {
             SummaryTotals.isNewer((capturedAt, eventId), than: (other.capturedAt, other.eventId))
         }
+    }
+
+    /// An entity's newest fix of any quality, and its newest precise one when it has one.
+    private struct Kept {
+        var any: Newest
+        var precise: Newest?
+
+        /// The first fix of an entity.
+        init(_ newest: Newest, precise: Bool) {
+            any = newest
+            self.precise = precise ? newest : nil
+        }
+
+        /// Keeps `newest` where it is newer than what is kept; as the newest precise fix only when it is `precise`.
+        mutating func keep(_ newest: Newest, precise: Bool) {
+            if newest.isNewer(than: any) { any = newest }
+            if precise, self.precise.map(newest.isNewer) ?? true { self.precise = newest }
+        }
+
+        mutating func keep(_ other: Kept) {
+            keep(other.any, precise: false)
+            if let precise = other.precise { keep(precise, precise: true) }
+        }
+    }
+
+    /// The rows of `latest_fixes`: per entity, its newest fix (quality `any`) and its newest precise one (`precise`).
+    private var latestRows: [(key: EntityKey, quality: String, newest: Newest)] {
+        var rows: [(key: EntityKey, quality: String, newest: Newest)] = []
+        rows.reserveCapacity(latest.count * 2)
+        for (key, kept) in latest {
+            rows.append((key, "any", kept.any))
+            if let precise = kept.precise { rows.append((key, "precise", precise)) }
+        }
+        return rows
     }
 
     mutating func add(_ events: [ProjectedEvent]) {
@@ -112,16 +145,21 @@ struct SummaryTotals {
                 let bucket = BucketKey(
                     provider: fix.provider, platform: event.platform, app: app,
                     bucket: Self.accuracyBucket(fix.horizontalAccuracy))
-                buckets[bucket, default: (0, 0)].fixes += 1
-                if fix.claimMismatch { buckets[bucket, default: (0, 0)].mismatches += 1 }
+                Self.count(fix, in: &buckets[bucket, default: (0, 0)])
             }
             guard Self.keepsLatestFix(of: event), let capturedAt = event.capturedAt else { continue }
             let newest = Newest(capturedAt: capturedAt, eventId: event.eventId, position: event.position, fix: fix, app: event.app)
-            keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: false))
-            if fix.accuracy == .precise {
-                keepNewest(newest, as: LatestKey(kind: Text(event.entityKind), id: Text(event.entityId), precise: true))
-            }
+            let precise = fix.accuracy == .precise
+            // One lookup of the entity: one not counted yet takes `newest` as it is, which is not newer than itself.
+            latest[EntityKey(kind: Text(event.entityKind), id: Text(event.entityId)), default: Kept(newest, precise: precise)]
+                .keep(newest, precise: precise)
         }
+    }
+
+    /// One lookup of a bucket for its two counts.
+    private static func count(_ fix: ProjectedEvent.Fix, in counts: inout (fixes: Int64, mismatches: Int64)) {
+        counts.fixes += 1
+        if fix.claimMismatch { counts.mismatches += 1 }
     }
 
     /// A day's `yyyy-MM-dd`, as the tables' `day` columns read it.
@@ -129,21 +167,12 @@ struct SummaryTotals {
         CivilDate(daysSince1970: daysSince1970).text
     }
 
-    /// One lookup of the key: an absent one takes `newest` as it is, which is not newer than itself.
-    private mutating func keepNewest(_ newest: Newest, as key: LatestKey) {
-        Self.keep(newest, in: &latest[key, default: newest])
-    }
-
-    private static func keep(_ newest: Newest, in kept: inout Newest) {
-        if newest.isNewer(than: kept) { kept = newest }
-    }
-
     /// Adds another's rows to these.
     mutating func merge(_ other: SummaryTotals) {
         daily.merge(other.daily, uniquingKeysWith: +)
         fixDays.merge(other.fixDays, uniquingKeysWith: +)
         buckets.merge(other.buckets) { ($0.fixes + $1.fixes, $0.mismatches + $1.mismatches) }
-        for (key, newest) in other.latest { keepNewest(newest, as: key) }
+        for (key, kept) in other.latest { latest[key, default: kept].keep(kept) }
     }
 
     /// The totals of several, merged into the one with the most rows.
@@ -158,7 +187,8 @@ struct SummaryTotals {
     /// Writes the rows into the summary tables of `schema`, which must hold none of their keys: a COPY each.
     func write(into schema: String, on connection: Connection) throws {
         func text(_ text: Text) -> String { text.value }
-        try copy("\(schema).daily_events (day, event_type, app, provider, events)", daily, on: connection) { row, key, count in
+        try copy("\(schema).daily_events (day, event_type, app, provider, events)", daily, on: connection) { row, entry in
+            let (key, count) = (entry.key, entry.value)
             row.text(Self.dayText(key.day))
             row.text(text(key.type))
             row.text(text(key.app))
@@ -168,7 +198,8 @@ struct SummaryTotals {
         try copy(
             "\(schema).fix_days (day, provider, app, accuracy, accuracy_authorization, claim_mismatch, fixes)", fixDays,
             on: connection
-        ) { row, key, count in
+        ) { row, entry in
+            let (key, count) = (entry.key, entry.value)
             row.text(Self.dayText(key.day))
             row.text(key.provider.rawValue)
             row.text(text(key.app))
@@ -178,7 +209,8 @@ struct SummaryTotals {
             row.integer(count)
         }
         try copy("\(schema).accuracy_buckets (provider, platform, app, bucket, fixes, mismatches)", buckets, on: connection) {
-            row, key, counts in
+            row, entry in
+            let (key, counts) = (entry.key, entry.value)
             row.text(key.provider.rawValue)
             row.text(Platform.text(key.platform))
             row.text(text(key.app))
@@ -190,12 +222,12 @@ struct SummaryTotals {
             """
             \(schema).latest_fixes (entity_kind, entity_id, quality, position, event_id, captured_at, lat, lon,
                 horizontal_accuracy, accuracy, provider, region, near_boundary, app, claim_mismatch)
-            """, latest, on: connection
-        ) { row, key, newest in
-            let fix = newest.fix
+            """, latestRows, on: connection
+        ) { row, latest in
+            let (key, newest, fix) = (latest.key, latest.newest, latest.newest.fix)
             row.text(key.kind.value)
             row.text(key.id.value)
-            row.text(key.precise ? "precise" : "any")
+            row.text(latest.quality)
             row.integer(newest.position)
             row.uuid(newest.eventId)
             row.timestamp(newest.capturedAt)
@@ -225,7 +257,7 @@ struct SummaryTotals {
                 ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
                 """,
                 parameters: [
-                    .text(rows.map { Self.dayText($0.key.day) }), .binary(try BinaryArray(rows.map(\.key.type.value))),
+                    .binary(BinaryArray(days: rows.map(\.key.day))), .binary(try BinaryArray(rows.map(\.key.type.value))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.provider.value))), .binary(BinaryArray(rows.map(\.value))),
                 ])
@@ -242,7 +274,7 @@ struct SummaryTotals {
                 DO UPDATE SET fixes = d.fixes + excluded.fixes
                 """,
                 parameters: [
-                    .text(rows.map { Self.dayText($0.key.day) }), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
+                    .binary(BinaryArray(days: rows.map(\.key.day))), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.accuracy.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.authorization.rawValue))),
@@ -268,8 +300,9 @@ struct SummaryTotals {
                 ])
         }
         if !latest.isEmpty {
-            let rows = Array(latest)
-            let fixes = rows.map(\.value.fix)
+            let rows = latestRows
+            let newest = rows.map(\.newest)
+            let fixes = newest.map(\.fix)
             try connection.query(
                 """
                 INSERT INTO \(schema).latest_fixes AS l (
@@ -289,26 +322,26 @@ struct SummaryTotals {
                 """,
                 parameters: [
                     .binary(try BinaryArray(rows.map(\.key.kind.value))), .binary(try BinaryArray(rows.map(\.key.id.value))),
-                    .binary(try BinaryArray(rows.map { $0.key.precise ? "precise" : "any" })),
-                    .binary(BinaryArray(rows.map(\.value.position))), .binary(BinaryArray(rows.map(\.value.eventId))),
-                    .binary(BinaryArray(timestamps: rows.map(\.value.capturedAt))),
+                    .binary(try BinaryArray(rows.map(\.quality))),
+                    .binary(BinaryArray(newest.map(\.position))), .binary(BinaryArray(newest.map(\.eventId))),
+                    .binary(BinaryArray(timestamps: newest.map(\.capturedAt))),
                     .binary(BinaryArray(fixes.map(\.lat))), .binary(BinaryArray(fixes.map(\.lon))),
                     .binary(BinaryArray(fixes.map(\.horizontalAccuracy))), .binary(try BinaryArray(fixes.map(\.accuracy.rawValue))),
                     .binary(try BinaryArray(fixes.map(\.provider.rawValue))), .binary(try BinaryArray(fixes.map(\.region.rawValue))),
-                    .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(rows.map(\.value.app))),
+                    .binary(BinaryArray(fixes.map(\.nearBoundary))), .binary(try BinaryArray(newest.map(\.app))),
                     .binary(BinaryArray(fixes.map(\.claimMismatch))),
                 ])
         }
     }
 
-    private func copy<Key, Value>(
-        _ table: String, _ rows: [Key: Value], on connection: Connection, row write: (inout CopyRow, Key, Value) -> Void
+    private func copy<Rows: Collection>(
+        _ table: String, _ rows: Rows, on connection: Connection, row write: (inout CopyRow, Rows.Element) -> Void
     ) throws {
         guard !rows.isEmpty else { return }
         // In text, where a day's `YYYY-MM-DD` is read as a date: a few rows per key, not per event.
         try connection.copyFrom("COPY \(table) FROM STDIN") { writer in
-            for (key, value) in rows {
-                try writer.row { row in write(&row, key, value) }
+            for element in rows {
+                try writer.row { row in write(&row, element) }
             }
         }
     }

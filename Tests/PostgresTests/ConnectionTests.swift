@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import Postgres
 import PostgresTestSupport
@@ -38,17 +39,22 @@ import Testing
         let doubles = [0.1, -0.0, 1e300, -Double.infinity]
         let sql = """
             SELECT $1::text[] = $2::text[], $3::float8[] = $4::float8[], $5::int8[] = $6::int8[], $7::boolean[] = $8::boolean[],
-                   $9::uuid[] = $10::uuid[], $11::timestamptz[] = $12::timestamptz[], $13::date[], cardinality($14::text[])
+                   $9::uuid[] = $10::uuid[], $11::timestamptz[] = $12::timestamptz[], $13::date[], cardinality($14::text[]),
+                   $15::date[] = $16::date[], $15::date[]::text
             """
+        let days = ["2026-11-29", "1970-01-01", "1999-12-31", "2000-01-01", "0001-01-01", "9999-12-31"]
         let row = try #require(try connection.query(sql, parameters: [
             .binary(try BinaryArray(texts)), .text(texts), .binary(BinaryArray(doubles)), .text(doubles),
             .binary(BinaryArray([Int64.min, 0, Int64.max])), .text([Int64.min, 0, Int64.max]),
             .binary(BinaryArray([true, false])), .text([true, false]), .binary(BinaryArray(uuids)), .text(uuids),
             .binary(BinaryArray(timestamps: dates)), .text(dates), .text(["2026-11-29"]), .binary(try BinaryArray([String]())),
+            .binary(BinaryArray(days: days.map { CivilDate($0)!.daysSince1970 })), .text(days),
         ]).first)
         for column in 0..<6 { #expect(try row.decode(column, as: Bool.self), "column \(column)") }
         #expect(try row.decode(6, as: String.self) == "{2026-11-29}")
         #expect(try row.decode(7, as: Int.self) == 0)
+        #expect(try row.decode(8, as: Bool.self))
+        #expect(try row.decode(9, as: String.self) == "{\(days.joined(separator: ","))}")
     }
 
     @Test("a text array with nil values arrives in binary as in text, NULLs included")
