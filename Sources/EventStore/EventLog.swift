@@ -170,9 +170,12 @@ public struct EventLog: Sendable {
             events: events, streams: streams, heads: heads, stored: stored, after: logHead, recordedAt: Timestamp.now())
     }
 
-    /// The last event of each stream, found through the (stream, version) index.
+    /// The last event of each stream, found through the (stream, version) index. The names go in binary, not as the
+    /// text of an array, which quoted each one. A name holding a NUL character, which PostgreSQL text cannot hold, is
+    /// not looked up: no stream has it, and its event's append fails on it as its row is written.
     func streamHeads(_ streams: Set<String>, on connection: Connection) throws -> [String: StreamHead] {
-        guard !streams.isEmpty else { return [:] }
+        let names = streams.filter { !$0.utf8.contains(0) }
+        guard !names.isEmpty else { return [:] }
         var heads: [String: StreamHead] = [:]
         let rows = try connection.query(
             """
@@ -181,7 +184,7 @@ public struct EventLog: Sendable {
             CROSS JOIN LATERAL (
                 SELECT version, hash, position FROM events e WHERE e.stream = s.stream ORDER BY version DESC LIMIT 1
             ) head
-            """, [Array(streams)])
+            """, parameters: [.binary(try BinaryArray(Array(names)))])
         for row in rows {
             heads[try row.decode(0)] = StreamHead(
                 version: try row.decode(1), hash: try row.decode(2), position: try row.decode(3))

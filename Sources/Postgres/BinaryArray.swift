@@ -89,10 +89,17 @@ public struct BinaryArray: Sendable, Equatable {
 
     /// `timestamptz[]`, each rounded to the microsecond as PostgreSQL keeps it (as in text).
     public init(timestamps values: [Date]) {
-        self.init(elementType: 1184, fixedWidth: 8, values) { value, bytes in
-            // PostgreSQL counts from 2000-01-01 UTC.
-            Self.append(Timestamp.microseconds(value) - 946_684_800_000_000, to: &bytes)
-        }
+        self.init(elementType: 1184, fixedWidth: 8, values, Self.append(timestamp:to:))
+    }
+
+    /// `timestamptz[]` whose nil values are NULL.
+    public init(timestamps values: [Date?]) {
+        self.init(elementType: 1184, fixedWidth: 8, values, Self.append(timestamp:to:))
+    }
+
+    private static func append(timestamp: Date, to bytes: inout [UInt8]) {
+        // PostgreSQL counts from 2000-01-01 UTC.
+        append(Timestamp.microseconds(timestamp) - 946_684_800_000_000, to: &bytes)
     }
 
     private init<Value>(elementType: UInt32, fixedWidth: Int, _ values: [Value], _ write: (Value, inout [UInt8]) -> Void) {
@@ -100,6 +107,22 @@ public struct BinaryArray: Sendable, Equatable {
         for value in values {
             Self.append(Int32(fixedWidth), to: &bytes)
             write(value, &bytes)
+        }
+        self.bytes = bytes
+    }
+
+    /// Nil values are NULL.
+    private init<Value>(elementType: UInt32, fixedWidth: Int, _ values: [Value?], _ write: (Value, inout [UInt8]) -> Void) {
+        var bytes = Self.header(
+            elementType: elementType, count: values.count, elementBytes: values.count * fixedWidth,
+            hasNulls: values.contains { $0 == nil })
+        for value in values {
+            if let value {
+                Self.append(Int32(fixedWidth), to: &bytes)
+                write(value, &bytes)
+            } else {
+                Self.append(Int32(-1), to: &bytes)
+            }
         }
         self.bytes = bytes
     }

@@ -71,7 +71,7 @@ extension Projector {
             """
             SELECT terminal_id, merchant_id, bound_since, last_merchant_id, binding_version, unbound_at
             FROM \(schema).terminals WHERE terminal_id = ANY($1::text[])
-            """, [terminalIds])
+            """, parameters: [.binary(try BinaryArray(terminalIds))])
         for row in rows {
             bindings[try row.decode(0)] = TerminalBinding(
                 merchantId: try row.decode(1), boundSince: try row.decode(2), lastMerchantId: try row.decode(3),
@@ -102,7 +102,7 @@ extension Projector {
         }
     }
 
-    /// Writes bindings over the stored ones, 10,000 terminals a statement.
+    /// Writes bindings over the stored ones, 10,000 terminals a statement, each column an array in binary.
     public func store(_ bindings: [String: TerminalBinding], on connection: Connection) throws {
         let terminals = bindings.keys.sorted()
         for start in stride(from: 0, to: terminals.count, by: 10_000) {
@@ -118,8 +118,11 @@ extension Projector {
                     last_merchant_id = excluded.last_merchant_id, binding_version = excluded.binding_version,
                     unbound_at = excluded.unbound_at
                 """,
-                [slice, rows.map(\.merchantId), rows.map(\.boundSince), rows.map(\.lastMerchantId), rows.map(\.version),
-                 rows.map(\.unboundAt)])
+                parameters: [
+                    .binary(try BinaryArray(slice)), .binary(try BinaryArray(rows.map(\.merchantId))),
+                    .binary(BinaryArray(timestamps: rows.map(\.boundSince))), .binary(try BinaryArray(rows.map(\.lastMerchantId))),
+                    .binary(BinaryArray(rows.map(\.version))), .binary(BinaryArray(timestamps: rows.map(\.unboundAt))),
+                ])
         }
     }
 }

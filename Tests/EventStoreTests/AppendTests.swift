@@ -137,7 +137,7 @@ struct AppendTests {
     }
 
     @Test("a NUL character in an event's stream or data, which PostgreSQL text cannot hold, fails its append, saying where; nothing of the batch is stored", arguments: [
-        ("stream", "parameter $1 contains a NUL character, which PostgreSQL text cannot hold"),
+        ("stream", "COPY field 2 contains a NUL character, which PostgreSQL text cannot hold"),
         ("data", "COPY field 4 contains a NUL character, which PostgreSQL text cannot hold"),
     ])
     func nulCharacter(holding member: String, message: String) throws {

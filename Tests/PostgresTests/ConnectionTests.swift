@@ -30,7 +30,7 @@ import Testing
         #expect(later.isEmpty)
     }
 
-    @Test("arrays sent in binary read back as the same values as sent in text, mixed with text parameters")
+    @Test("arrays sent in binary read back as the same values as sent in text, NULLs included, mixed with text parameters")
     func binaryArraysRoundTrip() throws {
         let connection = try TestDatabase.connectToServer()
         let uuids = [UUID(), UUID()]
@@ -40,7 +40,8 @@ import Testing
         let sql = """
             SELECT $1::text[] = $2::text[], $3::float8[] = $4::float8[], $5::int8[] = $6::int8[], $7::boolean[] = $8::boolean[],
                    $9::uuid[] = $10::uuid[], $11::timestamptz[] = $12::timestamptz[], $13::date[], cardinality($14::text[]),
-                   $15::date[] = $16::date[], $15::date[]::text
+                   $15::date[] = $16::date[], $15::date[]::text, $17::timestamptz[] = $18::timestamptz[],
+                   array_position($17::timestamptz[], NULL)
             """
         let days = ["2026-11-29", "1970-01-01", "1999-12-31", "2000-01-01", "0001-01-01", "9999-12-31"]
         let row = try #require(try connection.query(sql, parameters: [
@@ -49,12 +50,15 @@ import Testing
             .binary(BinaryArray([true, false])), .text([true, false]), .binary(BinaryArray(uuids)), .text(uuids),
             .binary(BinaryArray(timestamps: dates)), .text(dates), .text(["2026-11-29"]), .binary(try BinaryArray([String]())),
             .binary(BinaryArray(days: days.map { CivilDate($0)!.daysSince1970 })), .text(days),
+            .binary(BinaryArray(timestamps: [dates[0], nil, dates[1]])), .text([dates[0], nil, dates[1]]),
         ]).first)
         for column in 0..<6 { #expect(try row.decode(column, as: Bool.self), "column \(column)") }
         #expect(try row.decode(6, as: String.self) == "{2026-11-29}")
         #expect(try row.decode(7, as: Int.self) == 0)
         #expect(try row.decode(8, as: Bool.self))
         #expect(try row.decode(9, as: String.self) == "{\(days.joined(separator: ","))}")
+        #expect(try row.decode(10, as: Bool.self))
+        #expect(try row.decode(11, as: Int.self) == 2)
     }
 
     @Test("a text array with nil values arrives in binary as in text, NULLs included")
