@@ -57,8 +57,18 @@ public struct EntityRef: Sendable, Hashable, Codable {
         self.id = id
     }
 
-    /// `merchant-M0001`, `terminal-T9`, ...
-    public var streamName: String { "\(kind.rawValue)-\(id)" }
+    /// `merchant-M0001`, `terminal-T9`, ...: written into the string's storage at once, where an interpolation
+    /// appended its three parts in turn.
+    public var streamName: String {
+        let kind = kind.rawValue.utf8
+        let id = id.utf8
+        return String(unsafeUninitializedCapacity: kind.count + 1 + id.count) { name in
+            var end = name.initialize(fromContentsOf: kind)
+            name[end] = UInt8(ascii: "-")
+            end = name[(end + 1)...].initialize(fromContentsOf: id)
+            return end
+        }
+    }
 }
 
 /// Which stream version an append expects.

@@ -56,6 +56,14 @@ import Testing
         #expect(try validator.validate(SubmissionFixtures.submission(type), now: now).get().streamName == stream)
     }
 
+    @Test("a stream's name is its entity's kind and id joined by a dash, whatever the id's length",
+          arguments: ["M0001", "", "M0001-x", String(repeating: "m", count: 64), "上海"])
+    func streamNameOfAnId(id: String) {
+        for kind in EntityKind.allCases {
+            #expect(EntityRef(kind: kind, id: id).streamName == kind.rawValue + "-" + id)
+        }
+    }
+
     // MARK: the envelope
 
     @Test(arguments: [JSONValue.array([]), .string("x"), .number(1), .null, .bool(true)])
