@@ -37,50 +37,82 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// `yyyy-MM-ddTHH:mm:ss.ffffffZ`, rounded to the microsecond PostgreSQL keeps.
     public static func format(_ date: Date) -> String {
-        let micros = exactMicroseconds(date)
-        guard micros.isFinite, abs(micros) < 2.5e17 else {
-            return micros < 0 ? "-infinity" : "infinity"
-        }
-        let (seconds, fraction) = secondsAndFraction(Int64(micros))
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
-        let date = CivilDate(daysSince1970: Int(days))
-        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
         // Written in place into the string's own storage: appending to an array digit by digit and then copying it into
         // a string cost many times the instructions of its 27 bytes (docs/performance.md), once per event stored.
-        // Within the range checked above the year has at most 4 digits, so 40 bytes always hold the text.
-        return String(unsafeUninitializedCapacity: 40) { text in
-            var count = 0
-            func put(_ byte: UInt8) {
-                text[count] = byte
-                count += 1
-            }
-            func put(_ value: Int64, width: Int) {
-                count = writeDigits(value, width: width, into: text, at: count)
-            }
-            put(year > 0 ? year : 1 - year, width: 4)
-            put(UInt8(ascii: "-"))
-            put(month, width: 2)
-            put(UInt8(ascii: "-"))
-            put(day, width: 2)
-            put(UInt8(ascii: "T"))
-            put(secondOfDay / 3600, width: 2)
-            put(UInt8(ascii: ":"))
-            put(secondOfDay / 60 % 60, width: 2)
-            put(UInt8(ascii: ":"))
-            put(secondOfDay % 60, width: 2)
-            put(UInt8(ascii: "."))
-            put(fraction, width: 6)
-            put(UInt8(ascii: "Z"))
-            if year <= 0 {
-                for byte in " BC".utf8 { put(byte) }
-            }
-            return count
+        String(unsafeUninitializedCapacity: textCapacity) { write(date, into: $0) }
+    }
+
+    /// ``format(_:)`` of the instant's ``date``, written into a buffer on the stack and read in place: for a caller
+    /// that copies the text on, without making a string of it.
+    public func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textCapacity) { text in
+            let count = Self.write(date, into: text)
+            return try body(UnsafeBufferPointer(rebasing: text[..<count]))
         }
+    }
+
+    /// The UTC day the text of ``withText(_:)`` starts with, in days since 1970-01-01.
+    public var day: Int {
+        Int(Self.dayAndSecond(of: Self.secondsAndFraction(Self.microseconds(date)).seconds).day)
+    }
+
+    /// Within the range ``write(_:into:)`` writes a date in, the year has at most 4 digits, so 40 bytes always hold the
+    /// text.
+    private static let textCapacity = 40
+
+    /// Writes the text of ``format(_:)`` into `text`; returns its length.
+    private static func write(_ date: Date, into text: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let micros = exactMicroseconds(date)
+        guard micros.isFinite, abs(micros) < 2.5e17 else {
+            return copy(micros < 0 ? "-infinity" : "infinity", into: text)
+        }
+        let (seconds, fraction) = secondsAndFraction(Int64(micros))
+        let (days, secondOfDay) = dayAndSecond(of: seconds)
+        let date = CivilDate(daysSince1970: Int(days))
+        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
+        var count = 0
+        func put(_ byte: UInt8) {
+            text[count] = byte
+            count += 1
+        }
+        func put(_ value: Int64, width: Int) {
+            count = writeDigits(value, width: width, into: text, at: count)
+        }
+        put(year > 0 ? year : 1 - year, width: 4)
+        put(UInt8(ascii: "-"))
+        put(month, width: 2)
+        put(UInt8(ascii: "-"))
+        put(day, width: 2)
+        put(UInt8(ascii: "T"))
+        put(secondOfDay / 3600, width: 2)
+        put(UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, width: 2)
+        put(UInt8(ascii: ":"))
+        put(secondOfDay % 60, width: 2)
+        put(UInt8(ascii: "."))
+        put(fraction, width: 6)
+        put(UInt8(ascii: "Z"))
+        if year <= 0 {
+            for byte in " BC".utf8 { put(byte) }
+        }
+        return count
+    }
+
+    /// The day since 1970 a second since 1970 falls in, and the second of that day.
+    private static func dayAndSecond(of seconds: Int64) -> (day: Int64, second: Int64) {
+        var day = seconds / 86_400
+        var second = seconds % 86_400
+        if second < 0 {
+            second += 86_400
+            day -= 1
+        }
+        return (day, second)
+    }
+
+    private static func copy(_ word: StaticString, into text: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        UnsafeMutableRawBufferPointer(text).copyMemory(
+            from: UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        return word.utf8CodeUnitCount
     }
 
     /// The instant the text ``format(_:)`` writes of `date` reads back as (``parse(_:)``): `date` rounded to the

@@ -23,12 +23,11 @@ enum EventPayload {
         let entity = submission.body.entity
         let fix = submission.body.fix
         let failure = submission.body.failure
-        let captured = (failure?.capturedAt ?? fix?.capturedAt)?.date
-        let capturedAt = captured?.postgresText
+        let captured = failure?.capturedAt ?? fix?.capturedAt
         let stream = entity.streamName
         let type = submission.typeName
         let projected = try ProjectedEvent(
-            eventId: submission.eventId, stream: stream, type: type, capturedAt: capturedAt, capturedInstant: captured,
+            eventId: submission.eventId, stream: stream, type: type, capturedAt: nil, capturedTime: captured,
             receivedAt: receivedAt,
             app: submission.actor.app, os: submission.actor.os, platform: platform,
             fix: assessment.flatMap { assessment in fix.map { historyFix($0, assessment) } },
@@ -38,7 +37,7 @@ enum EventPayload {
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
             entity: (entity.kind.rawValue, entity.id))
         StoredMetadata.write(
-            submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: numbers
+            submission, assessment: assessment, capturedAt: captured, receivedAt: receivedAt, given: numbers
         ) {
             events.append(
                 eventId: submission.eventId, stream: stream, type: type, data: data, metadata: $0,

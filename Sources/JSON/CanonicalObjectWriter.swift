@@ -53,6 +53,12 @@ public struct CanonicalObjectWriter: ~Copyable {
         if let value { string(name, value) }
     }
 
+    /// A string member whose value is given as its UTF-8 bytes, for a caller that has them without a `String`.
+    public mutating func string(_ name: StaticString, utf8 value: UnsafeBufferPointer<UInt8>) {
+        self.name(name)
+        write(utf8: value) { String(decoding: value, as: UTF8.self) }
+    }
+
     /// - Parameter given: the value's text, when a document had it canonical; used when its value is `value`.
     public mutating func number(_ name: StaticString, _ value: Double, given: CanonicalNumber? = nil) {
         self.name(name)
@@ -118,18 +124,25 @@ public struct CanonicalObjectWriter: ~Copyable {
     private mutating func write(_ value: String) {
         // In place when the string is contiguous, as a native one is: through a copy, each value counted a
         // reference to it and gave it back.
-        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
-            guard JSONValue.needsNoEscape(bytes) else { return false }
-            buffer.append(UInt8(ascii: "\""))
-            buffer.append(bytes)
-            buffer.append(UInt8(ascii: "\""))
+        let written = value.utf8.withContiguousStorageIfAvailable { bytes in
+            write(utf8: bytes) { value }
             return true
         }
-        if plain != true {
-            var escaped: [UInt8] = []
-            JSONValue.writeString(value, into: &escaped)
-            buffer.append(escaped)
-        }
+        if written != true { writeEscaped(value) }
+    }
+
+    /// `bytes` quoted as they are when they need no escape; else `string()`, escaped.
+    private mutating func write(utf8 bytes: UnsafeBufferPointer<UInt8>, else string: () -> String) {
+        guard JSONValue.needsNoEscape(bytes) else { return writeEscaped(string()) }
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(bytes)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeEscaped(_ value: String) {
+        var escaped: [UInt8] = []
+        JSONValue.writeString(value, into: &escaped)
+        buffer.append(escaped)
     }
 
     private static func precedes(_ first: StaticString, _ second: StaticString) -> Bool {

@@ -291,9 +291,11 @@ public struct ProjectedEvent: Sendable, Equatable {
     /// The event from what its metadata and data hold, already read: ingest passes what it computed for the
     /// metadata it is about to store; replay what it read back from the log.
     /// - Parameters:
-    ///   - capturedAt: `timestamptz` text (UTC), as in the metadata; required with a fix or a failure.
-    ///   - capturedInstant: the instant `capturedAt` was written from, when the caller has it (ingest: the validator
-    ///     read it), so that the text is not read back; nil reads the text.
+    ///   - capturedAt: `timestamptz` text (UTC), as in the metadata, as replay reads it back. A fix or a failure needs
+    ///     it or `capturedTime`.
+    ///   - capturedTime: the time the metadata's `capturedAt` was written from (``Timestamp/withText(_:)``), when the
+    ///     caller has it (ingest: the validator read it), so that no text is read back; it takes the place of
+    ///     `capturedAt`.
     ///   - receivedAt: `timestamptz` text (UTC), as in the metadata; the time of an unbind.
     ///   - os: the sender's operating system as sent (`data.actor.os`).
     ///   - platform: the sender's ``Actor/resolvedPlatform``.
@@ -302,7 +304,7 @@ public struct ProjectedEvent: Sendable, Equatable {
     ///     caller has them apart (ingest); nil reads them from the name.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
-        capturedInstant: Date? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
+        capturedTime: Timestamp? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
         boundMerchantId: String?, entity: (kind: String, id: String)? = nil
     ) throws {
         let entityKind: String, entityId: String
@@ -314,14 +316,15 @@ public struct ProjectedEvent: Sendable, Equatable {
             }
             (entityKind, entityId) = (String(stream[..<dash]), String(stream[stream.utf8.index(after: dash)...]))
         }
-        let captured: Date?
-        if let capturedInstant, capturedAt != nil {
+        let captured: Date?, capturedDay: Int?
+        if let capturedTime {
             // As the text reads back, so that an event built at ingest equals the same event read back from the log.
-            captured = capturedInstant.postgresInstant
+            (captured, capturedDay) = (capturedTime.date.postgresInstant, capturedTime.day)
         } else {
             captured = try capturedAt.map { try Self.time($0, "metadata.capturedAt", position: position) }
+            capturedDay = try capturedAt.map { try Self.day(of: $0, "metadata.capturedAt", position: position) }
         }
-        if (fix != nil || failure != nil) && capturedAt == nil {
+        if (fix != nil || failure != nil) && captured == nil {
             throw ProjectionError(position, "metadata.capturedAt is missing")
         }
         var binding: TerminalBinding.Change?
@@ -337,7 +340,7 @@ public struct ProjectedEvent: Sendable, Equatable {
             eventId: eventId, stream: stream, type: type, entityKind: entityKind, entityId: entityId,
             capturedAt: captured, app: app, os: os, platform: platform,
             receivedDay: try receivedAt.map { try Self.day(of: $0, "metadata.receivedAt", position: position) },
-            capturedDay: try capturedAt.map { try Self.day(of: $0, "metadata.capturedAt", position: position) },
+            capturedDay: capturedDay,
             fix: fix, failure: failure, visit: visit, binding: binding)
         self.position = position
         self.version = version

@@ -32,4 +32,29 @@ import Testing
     func malformed(text: String) {
         #expect(Timestamp.parseRFC3339(text) == .failure(.malformed))
     }
+
+    @Test("a time's text read in place is its formatted text, and its day the date that text starts with")
+    func textInPlaceAndDay() throws {
+        var microseconds: [Int64] = [
+            0, -1, 1, 86_400_000_000 - 1, -86_400_000_000, 1_795_917_600_250_000, 1_199_145_600_000_001,
+            253_402_300_799_999_999, -62_135_596_800_000_000, -62_135_596_800_000_001, 249_999_999_999_999_999,
+            -249_999_999_999_999_999, 250_000_000_000_000_000, Int64.max, Int64.min,
+        ]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<10_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            microseconds.append(Int64(bitPattern: state) % 300_000_000_000_000_000)
+        }
+        for value in microseconds {
+            let time = Timestamp(microseconds: value)
+            let text = Timestamp.format(time.date)
+            #expect(time.withText { String(decoding: $0, as: UTF8.self) } == text, "\(value)")
+            // A date of the common era, as the time of a fix always is, starts the text.
+            if let date = CivilDate(startOf: text), !text.hasSuffix(" BC") {
+                #expect(time.day == date.daysSince1970, "\(value): \(text)")
+            }
+        }
+        #expect(Timestamp(microseconds: Int64.max).withText { String(decoding: $0, as: UTF8.self) } == "infinity")
+        #expect(Timestamp(microseconds: -86_400_000_000).day == -1)
+    }
 }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import Geo
 import JSON
@@ -11,7 +12,8 @@ struct StoredMetadataTests {
     static func written(_ type: EventType, _ assessment: FixAssessment?) throws -> JSONValue {
         let submission = try SubmissionValidator().validate(SubmissionFixtures.submission(type), now: SubmissionFixtures.now).get()
         let bytes = StoredMetadata.write(
-            submission, assessment: assessment, capturedAt: "2026-11-29T02:00:00.000000Z", receivedAt: "2026-11-29T04:00:00.000000Z"
+            submission, assessment: assessment, capturedAt: Timestamp(rfc3339: "2026-11-29T02:00:00Z"),
+            receivedAt: "2026-11-29T04:00:00.000000Z"
         ) { Array($0) }
         return try JSONValue(parsing: Data(bytes))
     }
