@@ -131,5 +131,6 @@ let package = Package(
 // Ingestion, EventStore, Postgres…), and their generic and small functions are then specialised and inlined where
 // they are called, not called through the module's boundary.
 for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 }

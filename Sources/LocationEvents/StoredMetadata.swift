@@ -92,12 +92,14 @@ public enum StoredMetadata {
     /// The metadata's canonical JSON bytes, written member by member in canonical order, given to `body` in place.
     /// - Parameters:
     ///   - assessment: the assessment of the submission's fix; the `fix` member is written when there is both.
-    ///   - capturedAt: the fix's or the failure's capture time, written as `timestamptz` text (``Timestamp/withText(_:)``).
+    ///   - capturedAt: the fix's or the failure's capture time, written as `timestamptz` text
+    ///     (``Timestamp/withText(_:)``).
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
     ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/fixNumbers``): a value of the
     ///     metadata equal to one of them is written with its text. The bytes are the same either way.
     public static func write<Result>(
-        _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String, given: FixNumbers? = nil,
+        _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String,
+        given: FixNumbers? = nil,
         _ body: (UnsafeRawBufferPointer) throws -> Result
     ) rethrows -> Result {
         var writer = CanonicalObjectWriter(capacity: 640)
@@ -153,7 +155,9 @@ public enum StoredMetadata {
 private extension CanonicalObjectWriter {
     mutating func string(_ member: StoredMetadata.Member, _ value: String) { string(member.name, value) }
     mutating func string(_ member: StoredMetadata.Member, ifPresent value: String?) { string(member.name, ifPresent: value) }
-    mutating func string(_ member: StoredMetadata.Member, utf8 value: UnsafeBufferPointer<UInt8>) { string(member.name, utf8: value) }
+    mutating func string(_ member: StoredMetadata.Member, utf8 value: UnsafeBufferPointer<UInt8>) {
+        string(member.name, utf8: value)
+    }
     mutating func number(_ member: StoredMetadata.Member, _ value: Double, given: CanonicalNumber? = nil) {
         number(member.name, value, given: given)
     }

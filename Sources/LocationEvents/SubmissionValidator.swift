@@ -49,7 +49,8 @@ public struct SubmissionValidator: Sendable {
         // kept for the answer.
         let eventIdValue = top[.eventId]
         let eventIdInPlace = checker.inPlace(eventIdValue, Self.uuid(utf8:))
-        var eventIdText = eventIdInPlace == nil ? eventIdValue.flatMap { $0.kind == .string ? record.string($0) : nil } : nil
+        var eventIdText = eventIdInPlace == nil
+            ? eventIdValue.flatMap { $0.kind == .string ? record.string($0) : nil } : nil
         let eventId = eventIdInPlace ?? self.eventId(eventIdText, top, &checker)
         let type = self.type(top, &checker)
         let expectedVersion = self.expectedVersion(top, &checker)

@@ -112,7 +112,9 @@ public struct BinaryArray: Sendable, Equatable {
     }
 
     /// Nil values are NULL.
-    private init<Value>(elementType: UInt32, fixedWidth: Int, _ values: [Value?], _ write: (Value, inout [UInt8]) -> Void) {
+    private init<Value>(
+        elementType: UInt32, fixedWidth: Int, _ values: [Value?], _ write: (Value, inout [UInt8]) -> Void
+    ) {
         var bytes = Self.header(
             elementType: elementType, count: values.count, elementBytes: values.count * fixedWidth,
             hasNulls: values.contains { $0 == nil })

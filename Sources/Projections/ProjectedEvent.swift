@@ -304,7 +304,8 @@ public struct ProjectedEvent: Sendable, Equatable {
     ///     caller has them apart (ingest); nil reads them from the name.
     public init(
         position: Int64 = 0, version: Int64 = 0, eventId: UUID, stream: String, type: String, capturedAt: String?,
-        capturedTime: Timestamp? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil, fix: Fix?, failure: Failure?, visit: Visit?,
+        capturedTime: Timestamp? = nil, receivedAt: String?, app: String?, os: String? = nil, platform: Platform? = nil,
+        fix: Fix?, failure: Failure?, visit: Visit?,
         boundMerchantId: String?, entity: (kind: String, id: String)? = nil
     ) throws {
         let entityKind: String, entityId: String

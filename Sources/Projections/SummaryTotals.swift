@@ -67,14 +67,16 @@ struct SummaryTotals {
     private var daily: [DailyKey: Int64] = [:]
     private var fixDays: [FixDayKey: Int64] = [:]
     private var buckets: [BucketKey: (fixes: Int64, mismatches: Int64)] = [:]
-    /// Per entity, its newest fix and its newest precise one: the rows of `latest_fixes` of quality `any` and `precise`.
+    /// Per entity, its newest fix and its newest precise one: the rows of `latest_fixes` of quality `any` and
+    /// `precise`.
     private var latest: [EntityKey: Kept] = [:]
 
     init() {}
 
     /// Totals about to count one batch of `events` events: room at once, rather than the table grown and every key
-    /// hashed again at each doubling, for as many entities' newest fixes and as many fixes per day: a day of capture with the fix's provider, app,
-    /// accuracy, authorization and claim is nearly one key a fix when the fixes were captured over months.
+    /// hashed again at each doubling, for as many entities' newest fixes and as many fixes per day: a day of capture
+    /// with the fix's provider, app, accuracy, authorization and claim is nearly one key a fix when the fixes were
+    /// captured over months.
     init(batchOf events: Int) {
         latest.reserveCapacity(events)
         fixDays.reserveCapacity(events)
@@ -151,8 +153,8 @@ struct SummaryTotals {
             let newest = Newest(capturedAt: capturedAt, eventId: event.eventId, position: event.position, fix: fix, app: event.app)
             let precise = fix.accuracy == .precise
             // One lookup of the entity: one not counted yet takes `newest` as it is, which is not newer than itself.
-            latest[EntityKey(kind: Text(event.entityKind), id: Text(event.entityId)), default: Kept(newest, precise: precise)]
-                .keep(newest, precise: precise)
+            let entity = EntityKey(kind: Text(event.entityKind), id: Text(event.entityId))
+            latest[entity, default: Kept(newest, precise: precise)].keep(newest, precise: precise)
         }
     }
 
@@ -187,7 +189,8 @@ struct SummaryTotals {
     /// Writes the rows into the summary tables of `schema`, which must hold none of their keys: a COPY each.
     func write(into schema: String, on connection: Connection) throws {
         func text(_ text: Text) -> String { text.value }
-        try copy("\(schema).daily_events (day, event_type, app, provider, events)", daily, on: connection) { row, entry in
+        try copy("\(schema).daily_events (day, event_type, app, provider, events)", daily, on: connection) {
+            row, entry in
             let (key, count) = (entry.key, entry.value)
             row.text(Self.dayText(key.day))
             row.text(text(key.type))
@@ -257,7 +260,8 @@ struct SummaryTotals {
                 ON CONFLICT (day, event_type, app, provider) DO UPDATE SET events = d.events + excluded.events
                 """,
                 parameters: [
-                    .binary(BinaryArray(days: rows.map(\.key.day))), .binary(try BinaryArray(rows.map(\.key.type.value))),
+                    .binary(BinaryArray(days: rows.map(\.key.day))),
+                    .binary(try BinaryArray(rows.map(\.key.type.value))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.provider.value))), .binary(BinaryArray(rows.map(\.value))),
                 ])
@@ -274,7 +278,8 @@ struct SummaryTotals {
                 DO UPDATE SET fixes = d.fixes + excluded.fixes
                 """,
                 parameters: [
-                    .binary(BinaryArray(days: rows.map(\.key.day))), .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
+                    .binary(BinaryArray(days: rows.map(\.key.day))),
+                    .binary(try BinaryArray(rows.map(\.key.provider.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.app.value))),
                     .binary(try BinaryArray(rows.map(\.key.accuracy.rawValue))),
                     .binary(try BinaryArray(rows.map(\.key.authorization.rawValue))),

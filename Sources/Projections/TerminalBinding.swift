@@ -120,8 +120,9 @@ extension Projector {
                 """,
                 parameters: [
                     .binary(try BinaryArray(slice)), .binary(try BinaryArray(rows.map(\.merchantId))),
-                    .binary(BinaryArray(timestamps: rows.map(\.boundSince))), .binary(try BinaryArray(rows.map(\.lastMerchantId))),
-                    .binary(BinaryArray(rows.map(\.version))), .binary(BinaryArray(timestamps: rows.map(\.unboundAt))),
+                    .binary(BinaryArray(timestamps: rows.map(\.boundSince))),
+                    .binary(try BinaryArray(rows.map(\.lastMerchantId))), .binary(BinaryArray(rows.map(\.version))),
+                    .binary(BinaryArray(timestamps: rows.map(\.unboundAt))),
                 ])
         }
     }
