@@ -100,13 +100,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The day since 1970 a second since 1970 falls in, and the second of that day.
     private static func dayAndSecond(of seconds: Int64) -> (day: Int64, second: Int64) {
-        var day = seconds / 86_400
-        var second = seconds % 86_400
-        if second < 0 {
-            second += 86_400
-            day -= 1
-        }
-        return (day, second)
+        floorDivision(seconds, by: 86_400)
     }
 
     private static func copy(_ word: StaticString, into text: UnsafeMutableBufferPointer<UInt8>) -> Int {
@@ -124,13 +118,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Whole seconds since 1970, rounded down, and the microseconds after them (never negative), as the text has them.
     private static func secondsAndFraction(_ microseconds: Int64) -> (seconds: Int64, fraction: Int64) {
-        var seconds = microseconds / 1_000_000
-        var fraction = microseconds % 1_000_000
-        if fraction < 0 {
-            fraction += 1_000_000
-            seconds -= 1
-        }
-        return (seconds, fraction)
+        floorDivision(microseconds, by: 1_000_000)
+    }
+
+    /// The quotient rounded down, and the remainder, never negative for a positive divisor.
+    private static func floorDivision(_ value: Int64, by divisor: Int64) -> (Int64, Int64) {
+        let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 
     /// Microseconds since 1970-01-01 UTC, rounded to the microsecond; clamped to PostgreSQL's range.
