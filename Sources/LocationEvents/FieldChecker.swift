@@ -117,8 +117,16 @@ struct FieldChecker {
 
     /// 1–64 characters of `[A-Za-z0-9_.:-]`, other than `.` and `..`, which a URL's path cannot hold as a segment.
     static func isValidId(_ string: String) -> Bool {
-        let bytes = string.utf8
-        guard (1...64).contains(bytes.count), string != ".", string != ".." else { return false }
+        // The bytes read in place when the string is contiguous, as a native one is, not through the UTF-8 view.
+        if let valid = string.utf8.withContiguousStorageIfAvailable(isValidId) { return valid }
+        var string = string
+        return string.withUTF8(isValidId)
+    }
+
+    private static func isValidId(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (1...64).contains(bytes.count), bytes.count > 2 || bytes.contains(where: { $0 != UInt8(ascii: ".") }) else {
+            return false
+        }
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -197,13 +197,13 @@ import Testing
         #expect(pairs(SubmissionFixtures.submission(type).setting(field, nil)) == ["\(field) required"])
     }
 
-    @Test(arguments: ["", "has space", "M/1", "商户1", String(repeating: "a", count: 65), "M\n1"])
+    @Test(arguments: ["", "has space", "M/1", "商户1", String(repeating: "a", count: 65), "M\n1", ".", ".."])
     func invalidIds(id: String) {
         #expect(pairs(merchant("merchantId", .string(id))) == ["merchantId invalid_id"])
         #expect(pairs(SubmissionFixtures.submission(.visitRecorded).setting("visitorId", .string(id))) == ["visitorId invalid_id"])
     }
 
-    @Test(arguments: ["a", "M0001", "store_1.b:c-d", String(repeating: "Z", count: 64)])
+    @Test(arguments: ["a", "M0001", "store_1.b:c-d", String(repeating: "Z", count: 64), "...", ".a", "a.", "-"])
     func validIds(id: String) throws {
         #expect(try validator.validate(merchant("merchantId", .string(id)), now: now).get().streamName == "merchant-\(id)")
     }
