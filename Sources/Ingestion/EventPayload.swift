@@ -7,13 +7,14 @@ import Postgres
 import Projections
 
 /// How a location event is stored: `data` is the submission as sent, as the validator wrote it
-/// (``LocationEvents/DecodedSubmission/data``); `metadata` is what the server read and computed (``StoredMetadata``).
+/// (``LocationEvents/DecodedSubmission/taken(_:data:fixNumbers:)``); `metadata` is what the server read and computed
+/// (``StoredMetadata``).
 enum EventPayload {
     /// Adds the event to append to `events`, and answers what the projections will read of it (placed at its
     /// position once appended).
     /// - Parameters:
-    ///   - data: the event's data (``LocationEvents/DecodedSubmission/data``).
-    ///   - numbers: the fix's numbers as sent (``LocationEvents/DecodedSubmission/fixNumbers``).
+    ///   - data: the event's data, and `numbers` the fix's numbers as sent
+    ///     (``LocationEvents/DecodedSubmission/taken(_:data:fixNumbers:)``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
     static func newEvent(
         _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String,

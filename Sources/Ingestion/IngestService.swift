@@ -102,17 +102,17 @@ public struct IngestService: Sendable {
                 types.append(nil)
                 return .rejected(IngestItemResult(status: .invalid, errors: [error]))
             }
-            let decoded = validator.decode(bytes, now: now)
-            types.append(decoded.type)
-            switch decoded.result {
-            case .failure(let failure):
-                return .rejected(IngestItemResult(eventId: decoded.eventIdText, status: .invalid, errors: failure.errors))
-            case .success(let submission):
+            switch validator.decode(bytes, now: now) {
+            case .refused(let failure, let eventIdText, let type):
+                types.append(type)
+                return .rejected(IngestItemResult(eventId: eventIdText, status: .invalid, errors: failure.errors))
+            case .taken(let submission, let data, let numbers):
+                types.append(submission.body.eventType)
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     let projection = try EventPayload.newEvent(
-                        submission, data: decoded.data ?? [], numbers: decoded.fixNumbers, assessment: assessment,
-                        receivedAt: receivedAt, into: &events)
+                        submission, data: data ?? [], numbers: numbers, assessment: assessment, receivedAt: receivedAt,
+                        into: &events)
                     if projection.binding != nil { bindings.append(projected.count) }
                     projected.append(projection)
                     return .event

@@ -95,8 +95,8 @@ public enum StoredMetadata {
     ///   - capturedAt: the fix's or the failure's capture time, written as `timestamptz` text
     ///     (``Timestamp/withText(_:)``).
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
-    ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/fixNumbers``): a value of the
-    ///     metadata equal to one of them is written with its text. The bytes are the same either way.
+    ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/taken(_:data:fixNumbers:)``): a
+    ///     value of the metadata equal to one of them is written with its text. The bytes are the same either way.
     public static func write<Result>(
         _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String,
         given: FixNumbers? = nil,

@@ -18,7 +18,10 @@ public struct SubmissionValidator: Sendable {
     /// member twice gives its path / `duplicate_key`.
     /// - Parameter now: the server's clock, for the `in_future` check.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        decode(data, now: now, writingData: false).result
+        switch decode(data, now: now, writingData: false) {
+        case .taken(let submission, _, _): .success(submission)
+        case .refused(let failure, _, _): .failure(failure)
+        }
     }
 
     /// Reads and validates one submission, and writes what the event stores of it (``DecodedSubmission/data``).
@@ -30,7 +33,7 @@ public struct SubmissionValidator: Sendable {
         SubmissionFormat.format.withRecord(of: data) { read in
             switch read {
             case .failure(let error):
-                return DecodedSubmission(result: .failure(ValidationFailure(errors: [FieldError(error)])))
+                return .refused(ValidationFailure(errors: [FieldError(error)]), eventIdText: nil, type: nil)
             case .success(let record):
                 return decode(record, now: now, writingData: writingData)
             }
@@ -39,9 +42,10 @@ public struct SubmissionValidator: Sendable {
 
     private func decode(_ record: JSONRecord, now: Date, writingData: Bool) -> DecodedSubmission {
         guard record.documentKind == .object else {
-            return DecodedSubmission(result: .failure(ValidationFailure(errors: [
-                FieldError(field: "", code: .notAnObject, message: "a submission must be a JSON object, not \(record.documentKind.typeName)")
-            ])))
+            let message = "a submission must be a JSON object, not \(record.documentKind.typeName)"
+            return .refused(
+                ValidationFailure(errors: [FieldError(field: "", code: .notAnObject, message: message)]), eventIdText: nil,
+                type: nil)
         }
         let top = Members<SubmissionMember>(record: record, object: SubmissionFormat.top)
         var checker = FieldChecker(record)
@@ -63,7 +67,7 @@ public struct SubmissionValidator: Sendable {
 
         guard checker.errors.isEmpty, let eventId, let body else {
             if eventIdInPlace != nil { eventIdText = eventIdValue.map(record.string) }
-            return DecodedSubmission(result: .failure(ValidationFailure(errors: checker.errors)), eventIdText: eventIdText, type: type)
+            return .refused(ValidationFailure(errors: checker.errors), eventIdText: eventIdText, type: type)
         }
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
@@ -79,9 +83,9 @@ public struct SubmissionValidator: Sendable {
                 latitude: fix[.lat].flatMap(record.canonicalNumber), longitude: fix[.lon].flatMap(record.canonicalNumber),
                 horizontalAccuracy: fix[.horizontalAccuracy].flatMap(record.canonicalNumber))
         }
-        return DecodedSubmission(
-            result: .success(submission), data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
-            fixNumbers: numbers, type: type)
+        return .taken(
+            submission, data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
+            fixNumbers: numbers)
     }
 
     /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
@@ -251,27 +255,18 @@ public struct SubmissionValidator: Sendable {
     }
 }
 
-/// A submission read from its bytes (``SubmissionValidator/decode(_:now:)``): the submission or every problem
-/// found, what the event stores of it, and what the bytes said of its id and type, valid or not.
-public struct DecodedSubmission: Sendable {
-    public let result: Result<Submission, ValidationFailure>
-    /// The event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white space, each
-    /// number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when invalid.
-    public let data: [UInt8]?
-    /// The fix's numbers as sent, where they came canonical; nil when invalid or without a fix.
-    public let fixNumbers: FixNumbers?
-    /// The `eventId` member as sent, when it is a string, for the answer to a submission refused; nil for one taken,
-    /// whose answer gives the event's id.
-    public let eventIdText: String?
-    /// The type the `type` member names, when it names one.
-    public let type: EventType?
-
-    init(
-        result: Result<Submission, ValidationFailure>, data: [UInt8]? = nil, fixNumbers: FixNumbers? = nil,
-        eventIdText: String? = nil, type: EventType? = nil
-    ) {
-        (self.result, self.data, self.fixNumbers, self.eventIdText, self.type) = (result, data, fixNumbers, eventIdText, type)
-    }
+/// A submission read from its bytes (``SubmissionValidator/decode(_:now:)``): taken, with what the event stores of
+/// it, or refused, with every problem found and what the bytes said of its id and type. An enumeration, so that the
+/// caller takes the submission out of it rather than copy it.
+public enum DecodedSubmission: Sendable {
+    /// - data: the event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white
+    ///   space, each number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when
+    ///   only validated.
+    /// - fixNumbers: the fix's numbers as sent, where they came canonical; nil without a fix.
+    case taken(Submission, data: [UInt8]?, fixNumbers: FixNumbers?)
+    /// - eventIdText: the `eventId` member as sent, when it is a string, for the answer.
+    /// - type: the type the `type` member names, when it names one.
+    case refused(ValidationFailure, eventIdText: String?, type: EventType?)
 }
 
 /// The objects of the submission format of DESIGN.md, as ``JSON/JSONRecordFormat`` reads them: the submission's

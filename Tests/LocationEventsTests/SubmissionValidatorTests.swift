@@ -484,7 +484,7 @@ import Testing
     }
 
     @Test(
-        "an event id, read in place or with an escape, is kept as sent for the answer to a refused submission; a taken one's data has it in lower case",
+        "an event id, read in place or with an escape, is kept as sent for the answer to a refused submission, with its type; a taken one's data has it in lower case",
         arguments: [false, true])
     func eventIdOfTheAnswer(escaped: Bool) throws {
         let upper = "0B9C2A4E-3F1D-4A51-9A8E-5F7C1D2E3A40"
@@ -495,14 +495,21 @@ import Testing
         let submission = merchant("eventId", .string(upper))
         #expect(escaped == String(decoding: bytes(submission), as: UTF8.self).contains("\\u0030B9C"))
 
-        let refused = validator.decode(bytes(submission.setting("fix.lat", .number(100))), now: now)
-        #expect(refused.eventIdText == upper)
-        #expect(throws: ValidationFailure.self) { try refused.result.get() }
+        guard case .refused(let failure, let eventIdText, let type) = validator.decode(
+            bytes(submission.setting("fix.lat", .number(100))), now: now)
+        else {
+            Issue.record("a latitude of 100 is taken")
+            return
+        }
+        #expect(eventIdText == upper)
+        #expect(failure.errors.map(\.field) == ["fix.lat"])
+        #expect(type == .merchantAddressFixed)
 
-        let taken = validator.decode(bytes(submission), now: now)
-        #expect(try taken.result.get().eventId == UUID(uuidString: upper))
-        #expect(taken.eventIdText == nil)
-        let data = String(decoding: try #require(taken.data), as: UTF8.self)
-        #expect(data.contains("\"eventId\":\"\(upper.lowercased())\""))
+        guard case .taken(let taken, let data, _) = validator.decode(bytes(submission), now: now) else {
+            Issue.record("the submission is refused")
+            return
+        }
+        #expect(taken.eventId == UUID(uuidString: upper))
+        #expect(String(decoding: try #require(data), as: UTF8.self).contains("\"eventId\":\"\(upper.lowercased())\""))
     }
 }
