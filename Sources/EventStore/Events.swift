@@ -59,9 +59,6 @@ public struct NewEvent: Sendable, Equatable {
     /// version, recording time, hash and log hash, set by ``setTail(_:)`` when the event is appended.
     var row: (rows: RenderedRows, range: Range<Int>) { (fields.rows, fields.parts.row) }
 
-    /// The row's first columns, event_id to metadata, without the field count before them and the tail after.
-    var firstColumns: Range<Int> { (fields.parts.row.lowerBound + 2)..<(fields.parts.row.upperBound - Self.tailBytes) }
-
     /// Why the row cannot be sent (a NUL character in a text), when it cannot; the writer throws it.
     var problem: String? { fields.parts.problem }
 

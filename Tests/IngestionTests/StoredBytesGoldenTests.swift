@@ -69,14 +69,17 @@ struct StoredBytesGoldenTests {
 extension CopyRow {
     /// The fields rendered so far, as bytes.
     var renderedBytes: [UInt8] {
-        let rendered = shared()
-        return rendered.withBytes(in: 0..<rendered.count) { Array($0) }
+        let count = byteCount
+        return shared().withBytes(in: 0..<count) { Array($0) }
     }
 }
 
 extension NewEvent {
-    /// The event's first COPY columns, event_id to metadata, as rendered.
-    var firstColumnBytes: [UInt8] { row.rows.withBytes(in: firstColumns) { Array($0) } }
+    /// The event's first COPY columns, event_id to metadata, as rendered: its row without the field count before them
+    /// and the tail after.
+    var firstColumnBytes: [UInt8] {
+        row.rows.withBytes(in: (row.range.lowerBound + 2)..<(row.range.upperBound - NewEvent.tailBytes)) { Array($0) }
+    }
 }
 
 extension ProjectedEvent {
