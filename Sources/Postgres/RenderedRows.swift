@@ -11,8 +11,6 @@ public final class RenderedRows: @unchecked Sendable {
         self.bytes = bytes
     }
 
-    public var count: Int { bytes.count }
-
     /// The bytes in `range`, read in place.
     public func withBytes<Result>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "rows \(range) of \(bytes.count) bytes")

@@ -328,11 +328,12 @@ import Testing
             }
             #expect(problem == nil)
         }
+        let count = ahead.byteCount
         let rendered = ahead.shared()
         let copied = try connection.copyFrom(
             "COPY \(table) (id, body, blob, ratio, flag, at, note, n) FROM STDIN WITH (FORMAT binary)", format: .binary
         ) { writer in
-            try writer.send(rendered, in: 0..<rendered.count, rows: bodies.count)
+            try writer.send(rendered, in: 0..<count, rows: bodies.count)
         }
         #expect(copied == 2)
         let rows = try connection.query("SELECT id, body, blob, ratio, flag, at::text, note, n FROM \(table) ORDER BY n")
