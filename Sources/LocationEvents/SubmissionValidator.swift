@@ -72,7 +72,9 @@ public struct SubmissionValidator: Sendable {
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
         var changes: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
-        if checker.inPlace(eventIdValue, Self.hasUpperCase) ?? eventIdText.map(Self.hasUpperCase) ?? false {
+        let upperCase = checker.inPlace(eventIdValue, { Self.hasUpperCase($0) })
+            ?? eventIdText.map { Self.hasUpperCase($0.utf8) } ?? false
+        if upperCase {
             changes.append((SubmissionMember.eventId.rawValue, eventId.uuidString.lowercased()))
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
@@ -105,12 +107,7 @@ public struct SubmissionValidator: Sendable {
         return text.withUTF8(uuid(utf8:)) ?? UUID(uuidString: text)
     }
 
-    private static func hasUpperCase(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8(hasUpperCase)
-    }
-
-    private static func hasUpperCase(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func hasUpperCase(_ utf8: some Sequence<UInt8>) -> Bool {
         utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
     }
 
