@@ -7,18 +7,19 @@ import Postgres
 import Projections
 
 /// How a location event is stored: `data` is the submission as sent, as the validator wrote it
-/// (``LocationEvents/DecodedSubmission/taken(_:data:fixNumbers:)``); `metadata` is what the server read and computed
-/// (``StoredMetadata``).
+/// (``LocationEvents/SubmissionValidator/decode(_:now:writingDataInto:)``); `metadata` is what the server read and
+/// computed (``StoredMetadata``).
 enum EventPayload {
     /// Adds the event to append to `events`, and answers what the projections will read of it (placed at its
     /// position once appended).
     /// - Parameters:
     ///   - data: the event's data, and `numbers` the fix's numbers as sent
-    ///     (``LocationEvents/DecodedSubmission/taken(_:data:fixNumbers:)``).
+    ///     (``LocationEvents/DecodedSubmission/taken(_:fixNumbers:)``).
     ///   - receivedAt: `timestamptz` text; a batch shares one.
+    ///   - metadata: where the event's metadata is written before it is copied into its row, one event after another.
     static func newEvent(
-        _ submission: Submission, data: [UInt8], numbers: FixNumbers?, assessment: FixAssessment?, receivedAt: String,
-        into events: inout NewEvent.Batch
+        _ submission: Submission, data: UnsafeBufferPointer<UInt8>, numbers: FixNumbers?, assessment: FixAssessment?,
+        receivedAt: String, metadata: inout CanonicalBytes, into events: inout NewEvent.Batch
     ) throws -> ProjectedEvent {
         let platform = submission.actor.resolvedPlatform
         let entity = submission.body.entity
@@ -38,12 +39,10 @@ enum EventPayload {
             visit: visit(of: submission.body), boundMerchantId: boundMerchantId(of: submission.body),
             entity: (entity.kind.rawValue, entity.id))
         StoredMetadata.write(
-            submission, assessment: assessment, capturedAt: captured, receivedAt: receivedAt, given: numbers
-        ) {
-            events.append(
-                eventId: submission.eventId, stream: stream, type: type, data: data, metadata: $0,
-                expectedVersion: expectedVersion(submission.expectedVersion))
-        }
+            submission, assessment: assessment, capturedAt: captured, receivedAt: receivedAt, given: numbers, into: &metadata)
+        events.append(
+            eventId: submission.eventId, stream: stream, type: type, data: UnsafeRawBufferPointer(data),
+            metadata: UnsafeRawBufferPointer(metadata.bytes), expectedVersion: expectedVersion(submission.expectedVersion))
         return projected
     }
 

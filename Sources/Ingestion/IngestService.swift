@@ -93,6 +93,8 @@ public struct IngestService: Sendable {
         projected.reserveCapacity(items.count)
         types.reserveCapacity(items.count)
         let receivedAt = now.postgresText
+        // Each event's data and metadata are written here, then copied into its row.
+        var data = CanonicalBytes(), metadata = CanonicalBytes()
         let prepared = items.map { item -> PreparedItem in
             let bytes: Data
             switch item {
@@ -102,17 +104,17 @@ public struct IngestService: Sendable {
                 types.append(nil)
                 return .rejected(IngestItemResult(status: .invalid, errors: [error]))
             }
-            switch validator.decode(bytes, now: now) {
+            switch validator.decode(bytes, now: now, writingDataInto: &data) {
             case .refused(let failure, let eventIdText, let type):
                 types.append(type)
                 return .rejected(IngestItemResult(eventId: eventIdText, status: .invalid, errors: failure.errors))
-            case .taken(let submission, let data, let numbers):
+            case .taken(let submission, let numbers):
                 types.append(submission.body.eventType)
                 let assessment = submission.body.fix.map(assessor.assess)
                 do {
                     let projection = try EventPayload.newEvent(
-                        submission, data: data ?? [], numbers: numbers, assessment: assessment, receivedAt: receivedAt,
-                        into: &events)
+                        submission, data: data.bytes, numbers: numbers, assessment: assessment, receivedAt: receivedAt,
+                        metadata: &metadata, into: &events)
                     if projection.binding != nil { bindings.append(projected.count) }
                     projected.append(projection)
                     return .event

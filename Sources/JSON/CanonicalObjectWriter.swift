@@ -4,9 +4,10 @@ import Foundation
 /// writer whose member names are fixed: the names must come in canonical order, UTF-8 byte order, which is checked
 /// in debug builds. The bytes equal those of the same object built as a ``JSONValue`` and made canonical.
 ///
-/// The bytes go through a pointer into a ``ByteBuffer`` this writer owns, and are copied out once, into an array by
-/// ``finish()``: appended to an `Array` a name, a quote, a colon at a time, each append checked the array's
-/// uniqueness and capacity again, which cost more than the bytes. So the writer cannot be copied.
+/// The bytes go through a pointer into a ``ByteBuffer``: one this writer owns, copied out once by ``finish()``, or the
+/// caller's ``CanonicalBytes``, kept from one object to the next (``write(into:_:)``). Appended to an `Array` a name,
+/// a quote, a colon at a time, each append checked the array's uniqueness and capacity again, which cost more than
+/// the bytes. So the writer cannot be copied.
 public struct CanonicalObjectWriter: ~Copyable {
     private var buffer: ByteBuffer
     /// False for a nested object's writer, which writes into its parent's buffer and gives it back.
@@ -19,7 +20,7 @@ public struct CanonicalObjectWriter: ~Copyable {
         buffer.append(UInt8(ascii: "{"))
     }
 
-    /// A writer for a nested object, writing on into `buffer`.
+    /// A writer for an object's members, writing on into `buffer`, which its caller takes back.
     private init(nestedIn buffer: ByteBuffer) {
         self.buffer = buffer
         ownsBuffer = false
@@ -104,6 +105,17 @@ public struct CanonicalObjectWriter: ~Copyable {
     }
 
     private mutating func nestedObject(_ members: (inout CanonicalObjectWriter) -> Void) {
+        Self.writeObject(into: &buffer, members)
+    }
+
+    /// Writes an object into `bytes`, replacing what they held, its members written by `members`.
+    public static func write(into bytes: inout CanonicalBytes, _ members: (inout CanonicalObjectWriter) -> Void) {
+        bytes.buffer.truncate(to: 0)
+        writeObject(into: &bytes.buffer, members)
+    }
+
+    /// Appends an object to `buffer`, its members written by `members`.
+    private static func writeObject(into buffer: inout ByteBuffer, _ members: (inout CanonicalObjectWriter) -> Void) {
         buffer.append(UInt8(ascii: "{"))
         var inner = CanonicalObjectWriter(nestedIn: buffer)
         members(&inner)

@@ -195,11 +195,12 @@ public final class JSONRecord {
     /// input's spans in the order the format fixes, without sorting and without a tree: strings without escapes and
     /// numbers already canonical as they came.
     /// - Parameter changing: members of that object to write otherwise: a new string, or nil to leave the member out.
-    public func canonicalBytes(of object: Int = 0, changing changes: [(member: Int, value: String?)] = []) -> [UInt8] {
-        var out = ByteBuffer(capacity: bytes.count + 64)
-        defer { out.deallocate() }
-        writeCanonical(object, changing: changes, into: &out)
-        return Array(out.bytes)
+    /// - Parameter out: where the bytes go, replacing what it held.
+    public func writeCanonical(
+        of object: Int = 0, changing changes: [(member: Int, value: String?)] = [], into out: inout CanonicalBytes
+    ) {
+        out.buffer.truncate(to: 0)
+        writeCanonical(object, changing: changes, into: &out.buffer)
     }
 
     private func writeCanonical(_ kind: Int, changing changes: [(member: Int, value: String?)], into out: inout ByteBuffer) {

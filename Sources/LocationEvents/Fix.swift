@@ -134,9 +134,8 @@ public struct Actor: Sendable, Hashable {
     public static let fieldNames = ActorMember.names
 }
 
-/// The members of a fix, in the order of ``Fix/fieldNames``.
 /// A fix's numbers as the submission had them, where they came canonical: the stored metadata writes them again
-/// (``StoredMetadata/write(_:assessment:capturedAt:receivedAt:given:_:)``) without formatting their values.
+/// (``StoredMetadata/write(_:assessment:capturedAt:receivedAt:given:into:)``) without formatting their values.
 public struct FixNumbers: Sendable {
     public var latitude, longitude, horizontalAccuracy: CanonicalNumber?
 

@@ -4,7 +4,7 @@ import Geo
 import JSON
 
 /// The `metadata` stored with a location event: what the server read and computed, under a schema number so that
-/// later versions can read it. The one definition of its members: ingest writes it with ``write(_:assessment:capturedAt:receivedAt:given:_:)``,
+/// later versions can read it. The one definition of its members: ingest writes it with ``write(_:assessment:capturedAt:receivedAt:given:into:)``,
 /// and the projections name what they read back by ``Member/path``.
 ///
 /// Schema 1:
@@ -89,20 +89,27 @@ public enum StoredMetadata {
         }
     }
 
-    /// The metadata's canonical JSON bytes, written member by member in canonical order, given to `body` in place.
+    /// Writes the metadata's canonical JSON bytes into `bytes`, member by member in canonical order.
     /// - Parameters:
     ///   - assessment: the assessment of the submission's fix; the `fix` member is written when there is both.
     ///   - capturedAt: the fix's or the failure's capture time, written as `timestamptz` text
     ///     (``Timestamp/withText(_:)``).
     ///   - receivedAt: the server's receive time, as `timestamptz` text.
-    ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/taken(_:data:fixNumbers:)``): a
+    ///   - given: the fix's numbers as the submission had them (``DecodedSubmission/taken(_:fixNumbers:)``): a
     ///     value of the metadata equal to one of them is written with its text. The bytes are the same either way.
-    public static func write<Result>(
+    public static func write(
         _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String,
-        given: FixNumbers? = nil,
-        _ body: (UnsafeRawBufferPointer) throws -> Result
-    ) rethrows -> Result {
-        var writer = CanonicalObjectWriter(capacity: 640)
+        given: FixNumbers? = nil, into bytes: inout CanonicalBytes
+    ) {
+        CanonicalObjectWriter.write(into: &bytes) { writer in
+            write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: given, into: &writer)
+        }
+    }
+
+    private static func write(
+        _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String,
+        given: FixNumbers?, into writer: inout CanonicalObjectWriter
+    ) {
         writer.string(.app, ifPresent: submission.actor.app)
         capturedAt?.withText { writer.string(.capturedAt, utf8: $0) }
         if let failure = submission.body.failure {
@@ -121,7 +128,6 @@ public enum StoredMetadata {
         }
         writer.string(.receivedAt, receivedAt)
         writer.number(.schema, Double(schema))
-        return try writer.finish(body)
     }
 
     /// The `fix` member: the assessment, with the inputs it was computed from.

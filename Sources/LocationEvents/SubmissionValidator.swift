@@ -18,29 +18,39 @@ public struct SubmissionValidator: Sendable {
     /// member twice gives its path / `duplicate_key`.
     /// - Parameter now: the server's clock, for the `in_future` check.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        switch decode(data, now: now, writingData: false) {
-        case .taken(let submission, _, _): .success(submission)
+        switch decode(data, now: now, writingData: false, { _, _ in }) {
+        case .taken(let submission, _): .success(submission)
         case .refused(let failure, _, _): .failure(failure)
         }
     }
 
-    /// Reads and validates one submission, and writes what the event stores of it (``DecodedSubmission/data``).
-    public func decode(_ data: Data, now: Date) -> DecodedSubmission {
-        decode(data, now: now, writingData: true)
+    /// Reads and validates one submission and, when it is taken, writes into `eventData` what the event stores of it:
+    /// the submission as sent, as canonical JSON (keys in code point order, no white space, each number in its
+    /// shortest form), less `expectedVersion`, with `eventId` in lower case.
+    public func decode(_ data: Data, now: Date, writingDataInto eventData: inout CanonicalBytes) -> DecodedSubmission {
+        decode(data, now: now, writingData: true) { record, changes in
+            record.writeCanonical(of: SubmissionFormat.top, changing: changes, into: &eventData)
+        }
     }
 
-    private func decode(_ data: Data, now: Date, writingData: Bool) -> DecodedSubmission {
+    /// - Parameter writeData: writes the event's data of a taken submission, given its record and the members to
+    ///   write otherwise; called only when `writingData`.
+    private func decode(
+        _ data: Data, now: Date, writingData: Bool, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
+    ) -> DecodedSubmission {
         SubmissionFormat.format.withRecord(of: data) { read in
             switch read {
             case .failure(let error):
                 return .refused(ValidationFailure(errors: [FieldError(error)]), eventIdText: nil, type: nil)
             case .success(let record):
-                return decode(record, now: now, writingData: writingData)
+                return decode(record, now: now, writingData: writingData, writeData)
             }
         }
     }
 
-    private func decode(_ record: JSONRecord, now: Date, writingData: Bool) -> DecodedSubmission {
+    private func decode(
+        _ record: JSONRecord, now: Date, writingData: Bool, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
+    ) -> DecodedSubmission {
         guard record.documentKind == .object else {
             let message = "a submission must be a JSON object, not \(record.documentKind.typeName)"
             return .refused(
@@ -85,9 +95,8 @@ public struct SubmissionValidator: Sendable {
                 latitude: fix[.lat].flatMap(record.canonicalNumber), longitude: fix[.lon].flatMap(record.canonicalNumber),
                 horizontalAccuracy: fix[.horizontalAccuracy].flatMap(record.canonicalNumber))
         }
-        return .taken(
-            submission, data: writingData ? record.canonicalBytes(of: SubmissionFormat.top, changing: changes) : nil,
-            fixNumbers: numbers)
+        if writingData { writeData(record, changes) }
+        return .taken(submission, fixNumbers: numbers)
     }
 
     /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
@@ -256,11 +265,9 @@ public struct SubmissionValidator: Sendable {
 /// it, or refused, with every problem found and what the bytes said of its id and type. An enumeration, so that the
 /// caller takes the submission out of it rather than copy it.
 public enum DecodedSubmission: Sendable {
-    /// - data: the event's `data`: the submission as sent, as canonical JSON (keys in code point order, no white
-    ///   space, each number in its shortest form), less `expectedVersion`, with `eventId` in lower case; nil when
-    ///   only validated.
-    /// - fixNumbers: the fix's numbers as sent, where they came canonical; nil without a fix.
-    case taken(Submission, data: [UInt8]?, fixNumbers: FixNumbers?)
+    /// - fixNumbers: the fix's numbers as sent, where they came canonical; nil without a fix, or when only
+    ///   validated.
+    case taken(Submission, fixNumbers: FixNumbers?)
     /// - eventIdText: the `eventId` member as sent, when it is a string, for the answer.
     /// - type: the type the `type` member names, when it names one.
     case refused(ValidationFailure, eventIdText: String?, type: EventType?)

@@ -160,6 +160,26 @@ import Testing
         }
     }
 
+    /// One room for the canonical bytes of many documents, one after another, as a batch keeps it for its events:
+    /// each document's bytes are its own, whether the one before was longer or shorter, and once the room has grown.
+    @Test func documentsWrittenOneAfterAnotherIntoTheSameRoomGiveTheirOwnBytes() throws {
+        var seeded = Seeded(state: 0x2E05E)
+        var room = CanonicalBytes(capacity: 1)
+        var lengths = Set<Int>()
+        for _ in 0..<2_000 {
+            let data = Data(Self.document(depth: 0, &seeded).utf8)
+            guard case .object = try? JSONValue(parsing: data), let value = try? JSONValue(parsing: data) else { continue }
+            try Self.format(for: value).withRecord(of: data) { read in
+                let record = try read.get()
+                record.writeCanonical(into: &room)
+                #expect(Array(room.bytes) == record.canonicalBytes())
+                #expect(Data(room.bytes) == value.canonicalData())
+                lengths.insert(room.bytes.count)
+            }
+        }
+        #expect(lengths.count > 100, "documents of \(lengths.count) lengths")
+    }
+
     /// Numbers in every spelling JSON allows: integers and decimals of 1 to 20 digits, with leading zeros after the
     /// point, trailing zeros, exponents, signs; those whose text is written as it came and those whose value is
     /// formatted again.
@@ -280,5 +300,15 @@ import Testing
         #expect(throws: JSONValueError.malformed("control character in a string at byte \(offset + 1)")) {
             try JSONValue(parsing: Data(text.utf8))
         }
+    }
+}
+
+extension JSONRecord {
+    /// The canonical bytes of the object of kind `object`, written into room of their own, which starts small and
+    /// grows.
+    func canonicalBytes(of object: Int = 0, changing changes: [(member: Int, value: String?)] = []) -> [UInt8] {
+        var bytes = CanonicalBytes(capacity: 1)
+        writeCanonical(of: object, changing: changes, into: &bytes)
+        return Array(bytes.bytes)
     }
 }

@@ -101,6 +101,23 @@ import Testing
         #expect(written == Array(same.canonicalData()))
     }
 
+    /// Objects written one after another into one room kept for them: each gives the bytes of its own, as the
+    /// writer's own buffer gives them, whether the one before was longer or shorter.
+    @Test func objectsWrittenIntoTheSameRoomGiveTheirOwnBytes() {
+        var room = CanonicalBytes(capacity: 1)
+        for count in [40, 0, 3, 200, 1, 0, 17] {
+            let write = { (writer: inout CanonicalObjectWriter) in
+                writer.strings("words", Array(repeating: "上海市黄浦区", count: count))
+                writer.object("z") { $0.number("n", Double(count) / 3) }
+            }
+            CanonicalObjectWriter.write(into: &room, write)
+            var own = CanonicalObjectWriter()
+            write(&own)
+            let ownBytes = own.finish()
+            #expect(Array(room.bytes) == ownBytes, "\(count) words")
+        }
+    }
+
     /// Whether a string is written as it is or escaped is decided eight bytes at a time: a character to escape at
     /// any place, in a whole word or in the bytes after the last one, is found, and written escaped.
     @Test(arguments: [

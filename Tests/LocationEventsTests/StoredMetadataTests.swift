@@ -11,11 +11,11 @@ import Testing
 struct StoredMetadataTests {
     static func written(_ type: EventType, _ assessment: FixAssessment?) throws -> JSONValue {
         let submission = try SubmissionValidator().validate(SubmissionFixtures.submission(type), now: SubmissionFixtures.now).get()
-        let bytes = StoredMetadata.write(
+        var bytes = CanonicalBytes()
+        StoredMetadata.write(
             submission, assessment: assessment, capturedAt: Timestamp(rfc3339: "2026-11-29T02:00:00Z"),
-            receivedAt: "2026-11-29T04:00:00.000000Z"
-        ) { Array($0) }
-        return try JSONValue(parsing: Data(bytes))
+            receivedAt: "2026-11-29T04:00:00.000000Z", into: &bytes)
+        return try JSONValue(parsing: Data(bytes.bytes))
     }
 
     /// Every optional member present: an inferred datum, an address code, the app.
