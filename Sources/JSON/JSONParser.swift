@@ -49,9 +49,6 @@ struct JSONParser {
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        // Room for the names of a typical document's nested objects up front: grown from empty, the array was
-        // allocated again five times per document.
-        names.reserveCapacity(4 * Self.expectedMembers)
     }
 
     func error(_ reason: String) -> JSONValueError {
@@ -156,6 +153,9 @@ struct JSONParser {
         // Room for the members of a typical object up front: growing the array from empty showed in profiles.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(Self.expectedMembers)
+        // Room for the names of a typical document's nested objects at its first object: grown from empty, the array
+        // was allocated again five times per document. (A document read into a record does not use it.)
+        if names.capacity == 0 { names.reserveCapacity(4 * Self.expectedMembers) }
         let firstName = names.count
         defer { names.removeSubrange(firstName...) }
         var escaped = false
