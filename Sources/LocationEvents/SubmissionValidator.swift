@@ -81,7 +81,7 @@ public struct SubmissionValidator: Sendable {
         }
         // The submission as sent, less expectedVersion, which is a condition of the write and not part of the event;
         // its eventId in lower case, as UUIDs are case-insensitive: a resend in upper case is the same event.
-        var changes: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
+        var changes = Self.withoutExpectedVersion
         let upperCase = checker.inPlace(eventIdValue, { Self.hasUpperCase($0) })
             ?? eventIdText.map { Self.hasUpperCase($0.utf8) } ?? false
         if upperCase {
@@ -98,6 +98,9 @@ public struct SubmissionValidator: Sendable {
         if writingData { writeData(record, changes) }
         return .taken(submission, fixNumbers: numbers)
     }
+
+    /// The change to every submission's data: `expectedVersion` left out. Made once, not an array per submission.
+    private static let withoutExpectedVersion: [(member: Int, value: String?)] = [(SubmissionMember.expectedVersion.rawValue, nil)]
 
     /// - Parameter text: the member's text when it is a string, read once for this and for the answer.
     private func eventId(_ text: String?, _ object: Members<SubmissionMember>, _ checker: inout FieldChecker) -> UUID? {
