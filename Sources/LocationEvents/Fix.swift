@@ -42,87 +42,38 @@ public struct Fix: Sendable, Hashable {
     public static let fieldNames = FixMember.names
 }
 
-/// A reverse-geocoded address as the SDK returned it. Every part is optional.
-///
-/// Its parts are kept in one shared, immutable box, replaced when a part is set: a fix is copied from the validator
-/// to the assessment, the metadata and the projections, and each copy then counts one reference rather than one per
-/// part.
+/// What the server reads of a fix's reverse-geocoded address: the province, for the region check's comparison
+/// (``FixAssessor``), and the address code, kept with the fix (``StoredMetadata``, the fix history). Every part of
+/// the format (``fieldNames``) is checked as sent and kept, as sent, in the event's data; the parts the server does
+/// not read are not made into values.
 public struct Address: Sendable, Hashable {
-    private var parts: Parts
-
-    public var country: String? { get { parts.values.country } set { parts = parts.with { $0.country = newValue } } }
     /// Province, autonomous region, municipality or SAR (CoreLocation's `administrativeArea`).
-    public var province: String? { get { parts.values.province } set { parts = parts.with { $0.province = newValue } } }
-    /// CoreLocation's `locality`.
-    public var city: String? { get { parts.values.city } set { parts = parts.with { $0.city = newValue } } }
-    /// CoreLocation's `subLocality`.
-    public var district: String? { get { parts.values.district } set { parts = parts.with { $0.district = newValue } } }
-    /// CoreLocation's `thoroughfare`.
-    public var street: String? { get { parts.values.street } set { parts = parts.with { $0.street = newValue } } }
-    /// CoreLocation's `subThoroughfare`.
-    public var streetNumber: String? {
-        get { parts.values.streetNumber }
-        set { parts = parts.with { $0.streetNumber = newValue } }
-    }
-    public var poiName: String? { get { parts.values.poiName } set { parts = parts.with { $0.poiName = newValue } } }
-    public var formatted: String? { get { parts.values.formatted } set { parts = parts.with { $0.formatted = newValue } } }
+    public var province: String?
     /// The six-digit Chinese administrative division code (Tencent, AMap).
-    public var adcode: String? { get { parts.values.adcode } set { parts = parts.with { $0.adcode = newValue } } }
+    public var adcode: String?
 
-    public init(
-        country: String? = nil, province: String? = nil, city: String? = nil, district: String? = nil,
-        street: String? = nil, streetNumber: String? = nil, poiName: String? = nil, formatted: String? = nil,
-        adcode: String? = nil
-    ) {
-        parts = Parts(Values(
-            country: country, province: province, city: city, district: district, street: street,
-            streetNumber: streetNumber, poiName: poiName, formatted: formatted, adcode: adcode))
+    public init(province: String? = nil, adcode: String? = nil) {
+        self.province = province
+        self.adcode = adcode
     }
-
-    public static func == (a: Address, b: Address) -> Bool { a.parts === b.parts || a.parts.values == b.parts.values }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(parts.values) }
 
     /// The JSON field names, in the order messages list them.
     public static let fieldNames = AddressMember.names
-
-    private struct Values: Sendable, Hashable {
-        var country, province, city, district, street, streetNumber, poiName, formatted, adcode: String?
-    }
-
-    private final class Parts: Sendable {
-        let values: Values
-
-        init(_ values: consuming Values) { self.values = values }
-
-        /// A new box with the change made.
-        func with(_ change: (inout Values) -> Void) -> Parts {
-            var values = values
-            change(&values)
-            return Parts(values)
-        }
-    }
 }
 
-/// Who sent a submission, as the app describes itself. Every part is optional: the server also records the token used.
+/// What the server reads of who sent a submission, as the app describes itself: the app, kept in the metadata and
+/// counted by the reports, and the device's platform. Every part is optional, and every part of the format
+/// (``fieldNames``: `userId`, `appVersion` and `deviceId` too) is checked as sent and kept, as sent, in the event's
+/// data; the server also records the token used.
 public struct Actor: Sendable, Hashable {
-    public var userId: String?
     public var app: String?
-    public var appVersion: String?
-    public var deviceId: String?
     /// As the app sends it, e.g. `iOS 17.2`, `Android 13`.
     public var os: String?
     /// `ios` or `android`, when the app says so; it goes before what ``os`` says (see ``Platform/of(explicit:os:)``).
     public var platform: Platform?
 
-    public init(
-        userId: String? = nil, app: String? = nil, appVersion: String? = nil, deviceId: String? = nil, os: String? = nil,
-        platform: Platform? = nil
-    ) {
-        self.userId = userId
+    public init(app: String? = nil, os: String? = nil, platform: Platform? = nil) {
         self.app = app
-        self.appVersion = appVersion
-        self.deviceId = deviceId
         self.os = os
         self.platform = platform
     }

@@ -65,13 +65,17 @@ extension SubmissionValidator {
             return nil
         }
         checker.refuseUnknownMembers(of: SubmissionFormat.address, at: "fix.address", in: "an address")
-        func field(_ member: AddressMember) -> String? {
-            checker.string(members, member, at: "fix.address", required: false, maximumLength: limits.maximumAddressFieldLength)
+        // Each part checked in the order messages list them; those the server reads are kept.
+        var address = Address()
+        for member in AddressMember.allCases {
+            let (prefix, limit) = ("fix.address", limits.maximumAddressFieldLength)
+            switch member {
+            case .province: address.province = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
+            case .adcode: address.adcode = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
+            case .country, .city, .district, .street, .streetNumber, .poiName, .formatted:
+                checker.checkString(members, member, at: prefix, maximumLength: limit)
+            }
         }
-        let address = Address(
-            country: field(.country), province: field(.province), city: field(.city), district: field(.district),
-            street: field(.street), streetNumber: field(.streetNumber), poiName: field(.poiName),
-            formatted: field(.formatted), adcode: field(.adcode))
         if let adcode = address.adcode, !(adcode.utf8.count == 6 && adcode.utf8.allSatisfy { (0x30...0x39).contains($0) }) {
             checker.fail("fix.address.adcode", .invalidAdcode, "adcode must be six digits, such as 310101")
         }

@@ -191,13 +191,18 @@ public struct SubmissionValidator: Sendable {
             return nil
         }
         checker.refuseUnknownMembers(of: SubmissionFormat.actor, at: "actor", in: "actor")
-        func field(_ member: ActorMember) -> String? {
-            checker.string(members, member, at: "actor", required: false, maximumLength: limits.maximumActorFieldLength)
+        var actor = Actor(platform: checker.enumeration(Platform.self, members, .platform, at: "actor", required: false))
+        // Each part checked in the order messages list them; those the server reads are kept.
+        for member in ActorMember.allCases {
+            let (prefix, limit) = ("actor", limits.maximumActorFieldLength)
+            switch member {
+            case .app: actor.app = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
+            case .os: actor.os = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
+            case .userId, .appVersion, .deviceId: checker.checkString(members, member, at: prefix, maximumLength: limit)
+            case .platform: break  // read above
+            }
         }
-        let platform = checker.enumeration(Platform.self, members, .platform, at: "actor", required: false)
-        return Actor(
-            userId: field(.userId), app: field(.app), appVersion: field(.appVersion), deviceId: field(.deviceId), os: field(.os),
-            platform: platform)
+        return actor
     }
 
     private func body(_ type: EventType, _ object: Members<SubmissionMember>, now: Date, _ checker: inout FieldChecker) -> SubmissionBody? {
