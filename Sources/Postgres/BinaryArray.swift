@@ -5,10 +5,13 @@ import Foundation
 /// A one-dimensional array sent as a binary bind parameter: each value in its type's binary form, which the server
 /// reads without parsing text (for the thousands of values of an `unnest` upsert). The statement must give the
 /// parameter the same array type (`$1::float8[]` for doubles).
+///
+/// An element is written as a binary COPY field is, its 4-byte length and its bytes, through ``CopyBytes``: room made
+/// once for the whole array, each element written at once rather than appended to an array a few bytes at a time.
 public struct BinaryArray: Sendable, Equatable {
     /// PostgreSQL's array wire format: dimensions, flags, element type, length and lower bound, then each element's
     /// length and bytes.
-    let bytes: [UInt8]
+    let bytes: CopyBytes
 
     /// `text[]`.
     /// - Throws: ``PostgresError`` when a value holds a NUL character, which PostgreSQL text cannot hold.
@@ -30,21 +33,16 @@ public struct BinaryArray: Sendable, Equatable {
             if let value {
                 try Self.append(text: value, to: &bytes)
             } else {
-                Self.append(Int32(-1), to: &bytes)
+                bytes.append(bigEndian: Int32(-1))
             }
         }
         self.bytes = bytes
     }
 
-    private static func append(text: String, to bytes: inout [UInt8]) throws {
+    private static func append(text: String, to bytes: inout CopyBytes) throws {
         func append(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard let base = utf8.baseAddress else {
-                Self.append(Int32(0), to: &bytes)
-                return true
-            }
-            guard memchr(base, 0, utf8.count) == nil else { return false }
-            Self.append(Int32(utf8.count), to: &bytes)
-            bytes.append(contentsOf: utf8)
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
+            bytes.appendField(utf8)
             return true
         }
         // In place when the string is contiguous, as a native one is, rather than through a copy.
@@ -59,23 +57,23 @@ public struct BinaryArray: Sendable, Equatable {
 
     /// `float8[]`.
     public init(_ values: [Double]) {
-        self.init(elementType: 701, fixedWidth: 8, values) { Self.append($0.bitPattern, to: &$1) }
+        self.init(elementType: 701, fixedWidth: 8, values) { $1.appendField(bigEndian: $0.bitPattern) }
     }
 
     /// `int8[]`.
     public init(_ values: [Int64]) {
-        self.init(elementType: 20, fixedWidth: 8, values) { Self.append($0, to: &$1) }
+        self.init(elementType: 20, fixedWidth: 8, values) { $1.appendField(bigEndian: UInt64(bitPattern: $0)) }
     }
 
     /// `boolean[]`.
     public init(_ values: [Bool]) {
-        self.init(elementType: 16, fixedWidth: 1, values) { $1.append($0 ? 1 : 0) }
+        self.init(elementType: 16, fixedWidth: 1, values) { $1.appendField($0 ? 1 : 0) }
     }
 
     /// `uuid[]`.
     public init(_ values: [UUID]) {
         self.init(elementType: 2950, fixedWidth: 16, values) { value, bytes in
-            withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.uuid) { bytes.appendField($0.assumingMemoryBound(to: UInt8.self)) }
         }
     }
 
@@ -83,7 +81,8 @@ public struct BinaryArray: Sendable, Equatable {
     public init(days values: [Int]) {
         self.init(elementType: 1082, fixedWidth: 4, values) { value, bytes in
             // PostgreSQL counts from 2000-01-01.
-            Self.append(Int32(value - 10_957), to: &bytes)
+            bytes.append(bigEndian: Int32(4))
+            bytes.append(bigEndian: Int32(value - 10_957))
         }
     }
 
@@ -97,15 +96,15 @@ public struct BinaryArray: Sendable, Equatable {
         self.init(elementType: 1184, fixedWidth: 8, values, Self.append(timestamp:to:))
     }
 
-    private static func append(timestamp: Date, to bytes: inout [UInt8]) {
+    private static func append(timestamp: Date, to bytes: inout CopyBytes) {
         // PostgreSQL counts from 2000-01-01 UTC.
-        append(Timestamp.microseconds(timestamp) - 946_684_800_000_000, to: &bytes)
+        bytes.appendField(bigEndian: UInt64(bitPattern: Timestamp.microseconds(timestamp) - 946_684_800_000_000))
     }
 
-    private init<Value>(elementType: UInt32, fixedWidth: Int, _ values: [Value], _ write: (Value, inout [UInt8]) -> Void) {
+    /// - Parameter write: appends a value as an element, its length and its bytes.
+    private init<Value>(elementType: UInt32, fixedWidth: Int, _ values: [Value], _ write: (Value, inout CopyBytes) -> Void) {
         var bytes = Self.header(elementType: elementType, count: values.count, elementBytes: values.count * fixedWidth)
         for value in values {
-            Self.append(Int32(fixedWidth), to: &bytes)
             write(value, &bytes)
         }
         self.bytes = bytes
@@ -113,38 +112,34 @@ public struct BinaryArray: Sendable, Equatable {
 
     /// Nil values are NULL.
     private init<Value>(
-        elementType: UInt32, fixedWidth: Int, _ values: [Value?], _ write: (Value, inout [UInt8]) -> Void
+        elementType: UInt32, fixedWidth: Int, _ values: [Value?], _ write: (Value, inout CopyBytes) -> Void
     ) {
         var bytes = Self.header(
             elementType: elementType, count: values.count, elementBytes: values.count * fixedWidth,
             hasNulls: values.contains { $0 == nil })
         for value in values {
             if let value {
-                Self.append(Int32(fixedWidth), to: &bytes)
                 write(value, &bytes)
             } else {
-                Self.append(Int32(-1), to: &bytes)
+                bytes.append(bigEndian: Int32(-1))
             }
         }
         self.bytes = bytes
     }
 
     /// One dimension of `count` elements from index 1, flagged when some are NULL; an empty array has no dimension.
-    private static func header(elementType: UInt32, count: Int, elementBytes: Int, hasNulls: Bool = false) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(20 + 4 * count + elementBytes)
-        append(Int32(count == 0 ? 0 : 1), to: &bytes)
-        append(Int32(hasNulls ? 1 : 0), to: &bytes)
-        append(elementType, to: &bytes)
+    /// Room is made for the elements, each with its 4-byte length, so that they are written without growing it.
+    private static func header(elementType: UInt32, count: Int, elementBytes: Int, hasNulls: Bool = false) -> CopyBytes {
+        var bytes = CopyBytes()
+        bytes.reserve(more: 20 + 4 * count + elementBytes)
+        bytes.append(bigEndian: Int32(count == 0 ? 0 : 1))
+        bytes.append(bigEndian: Int32(hasNulls ? 1 : 0))
+        bytes.append(bigEndian: elementType)
         if count > 0 {
-            append(Int32(count), to: &bytes)
-            append(Int32(1), to: &bytes)
+            bytes.append(bigEndian: Int32(count))
+            bytes.append(bigEndian: Int32(1))
         }
         return bytes
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
@@ -159,7 +154,7 @@ extension Connection {
     @discardableResult
     public func query(_ sql: String, parameters: [QueryParameter]) throws -> QueryResult {
         var texts: [String?] = []
-        var binaries: [Int: [UInt8]] = [:]
+        var binaries: [Int: CopyBytes] = [:]
         for (index, parameter) in parameters.enumerated() {
             switch parameter {
             case .text(let value):
@@ -186,18 +181,13 @@ extension Connection {
 
     /// Calls `body` with a pointer to each binary parameter's bytes at its index (nil elsewhere), valid only inside it.
     private static func withBinaries<R>(
-        _ binaries: [Int: [UInt8]], count: Int, _ body: ([UnsafePointer<CChar>?]) throws -> R
+        _ binaries: [Int: CopyBytes], count: Int, _ body: ([UnsafePointer<CChar>?]) throws -> R
     ) rethrows -> R {
-        var storage: [UInt8] = []
-        var offsets: [Int: Int] = [:]
-        for (index, bytes) in binaries.sorted(by: { $0.key < $1.key }) {
-            offsets[index] = storage.count
-            storage.append(contentsOf: bytes)
-        }
-        storage.append(0)  // never empty, so there is a base address
-        return try storage.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            return try body((0..<count).map { index in offsets[index].map { base + $0 } })
+        // Each array's bytes where they are: valid while `binaries` holds them. (An array always has its header.)
+        try withExtendedLifetime(binaries) {
+            try body((0..<count).map { index in
+                binaries[index].map { UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self) }
+            })
         }
     }
 }
