@@ -52,12 +52,48 @@ extension JSONValue {
     /// Gives `body` the UTF-8 of ``canonicalNumber(_:)`` of `value`; integers are written digit by digit, without a
     /// string.
     static func withCanonicalNumber(_ value: Double, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard value.isFinite, value == value.rounded(.towardZero), abs(value) < exactIntegerLimit else {
-            var text = canonicalNumber(value)
-            text.withUTF8(body)
-            return
+        guard value.isFinite else {
+            let null: StaticString = "null"
+            return body(UnsafeBufferPointer(start: null.utf8Start, count: null.utf8CodeUnitCount))
         }
-        withDigits(of: Int64(value), body)  // -0.0 is written 0
+        let integral = value == value.rounded(.towardZero)
+        if integral, abs(value) < exactIntegerLimit {
+            return withDigits(of: Int64(value), body)  // -0.0 is written 0
+        }
+        // Swift's shortest text that reads back the same value, as `description` gives it; it may use an exponent
+        // ("1e-07"). Written on the stack rather than into a string, which took memory of its own for most values.
+        var text = ShortText()
+        value.write(to: &text)
+        text.withBytes { bytes in
+            // Only an integral value is written with ".0" (from 2^53 up); the others need not be searched for it.
+            let dotZero = integral && bytes.count > 2 && bytes[bytes.count - 2] == UInt8(ascii: ".") && bytes.last == UInt8(ascii: "0")
+            body(dotZero ? UnsafeBufferPointer(rebasing: bytes.dropLast(2)) : bytes)
+        }
+    }
+
+    /// The text of a number, written on the stack by `Double.write(to:)`: through `_writeASCII`, which `Double` calls
+    /// with the bytes it formatted, or else through `write(_:)`.
+    private struct ShortText: TextOutputStream {
+        /// Longer than any number's text (at most 24 bytes, such as `-2.2250738585072014e-308`).
+        private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var count = 0
+
+        mutating func write(_ string: String) {
+            var string = string
+            string.withUTF8 { _writeASCII($0) }
+        }
+
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            precondition(count + buffer.count <= MemoryLayout.size(ofValue: storage), "a number's text longer than 32 bytes")
+            withUnsafeMutableBytes(of: &storage) { storage in
+                UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + buffer.count]).copyMemory(from: UnsafeRawBufferPointer(buffer))
+            }
+            count += buffer.count
+        }
+
+        func withBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+            withUnsafeBytes(of: storage) { body(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<count])) }
+        }
     }
 
     /// Appends the decimal digits of `value` to `out`, as `String(value)` writes them, without making the string.
@@ -84,15 +120,11 @@ extension JSONValue {
         }
     }
 
+    /// The number's text in canonical JSON: an integer below 2^53 without a fraction (-0 as 0), any other value as
+    /// Swift's shortest text that reads back the same, without a trailing `.0`; `null` for what JSON cannot hold.
     static func canonicalNumber(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(.towardZero), abs(value) < exactIntegerLimit {
-            return String(Int64(value))  // also turns -0.0 into 0
-        }
-        // Swift's description is the shortest string that round-trips; it may use an exponent ("1e-07").
-        var text = value.description
-        // Only an integral value is written with ".0" (from 2^53 up); the others need not be searched for it.
-        if value == value.rounded(.towardZero), text.hasSuffix(".0") { text.removeLast(2) }
+        var text = ""
+        withCanonicalNumber(value) { text = String(decoding: $0, as: UTF8.self) }
         return text
     }
 

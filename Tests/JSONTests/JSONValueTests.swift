@@ -72,6 +72,33 @@ import Testing
         }
     }
 
+    /// A number's text is written on the stack; it is the value's `description` (without a trailing `.0`) for
+    /// values of every magnitude and sign, the longest texts and the extremes included, and reads back the same.
+    @Test func canonicalNumbersAreTheDescriptionOfTheirValue() {
+        var state: UInt64 = 0x0DD_BA11
+        var values: [Double] = [
+            -2.2250738585072014e-308, Double.leastNonzeroMagnitude, -Double.leastNormalMagnitude, Double.greatestFiniteMagnitude,
+            -1.7976931348623157e308, 9_007_199_254_740_992.0, 1e22, -123456789012345680000.0, 31.228234567890123, -0.0,
+        ]
+        for _ in 0..<100_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let value = Double(bitPattern: state)
+            if value.isFinite { values.append(value) }
+            // Coordinates and accuracies, as the metadata writes them.
+            values.append(Double(Int64(bitPattern: state) % 180_000_000_000_000) / 1e12)
+        }
+        for value in values {
+            var expected = value.description
+            if value == value.rounded(.towardZero) {
+                if abs(value) < 9_007_199_254_740_992.0 { expected = String(Int64(value)) } else if expected.hasSuffix(".0") { expected.removeLast(2) }
+            }
+            let text = JSONValue.canonicalNumber(value)
+            guard text != expected || Double(text) != value else { continue }
+            Issue.record("\(value.bitPattern): \(text), expected \(expected)")
+            return
+        }
+    }
+
     @Test func canonicalStringsEscapePerRFC8259AndKeepUTF8() {
         let value = JSONValue.string("上海市\"q\"\\ /\n\t\r\u{08}\u{0C}\u{01}\u{1F}é😀")
         let expected = "\"上海市\\\"q\\\"\\\\ /\\n\\t\\r\\b\\f\\u0001\\u001fé😀\""
