@@ -61,10 +61,10 @@ public struct Address: Sendable, Hashable {
     public static let fieldNames = AddressMember.names
 }
 
-/// What the server reads of who sent a submission, as the app describes itself: the app, kept in the metadata and
-/// counted by the reports, and the device's platform. Every part is optional, and every part of the format
-/// (``fieldNames``: `userId`, `appVersion` and `deviceId` too) is checked as sent and kept, as sent, in the event's
-/// data; the server also records the token used.
+/// What the server reads of who sent a submission, as the app describes itself: the app (kept in the metadata,
+/// counted by the reports), the operating system and the platform (kept with each fix and failure). Every part is
+/// optional, and every part of the format (``fieldNames``: `userId`, `appVersion` and `deviceId` too) is checked as
+/// sent and kept, as sent, in the event's data; the server also records the token used.
 public struct Actor: Sendable, Hashable {
     public var app: String?
     /// As the app sends it, e.g. `iOS 17.2`, `Android 13`.
