@@ -141,40 +141,6 @@ struct KnownStreamHeads {
     }
 }
 
-/// What a planner keeps of the state its batches change (terminal bindings): read once, then as each
-/// decided batch leaves it. Past `capacity` entries it forgets all but those the last `inFlight` batches changed,
-/// which the database may not show yet; a forgotten entry is read again.
-package struct DecidedState<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private var values: [Key: Value] = [:]
-    /// The keys each of the last `inFlight` decided batches changed, newest last.
-    private var recent: [[Key]] = []
-    private let inFlight: Int
-    private let capacity: Int
-
-    package init(inFlight: Int, capacity: Int) {
-        self.inFlight = max(1, inFlight)
-        self.capacity = max(1, capacity)
-    }
-
-    package subscript(key: Key) -> Value? { values[key] }
-
-    /// Values read from the database; a value already known, which a decided batch left, stays.
-    package mutating func learn(_ read: [Key: Value]) {
-        values.merge(read) { known, _ in known }
-    }
-
-    /// The values a decided batch leaves.
-    package mutating func decided(_ changed: [Key: Value]) {
-        recent.append(Array(changed.keys))
-        if recent.count > inFlight { recent.removeFirst() }
-        if values.count > capacity {
-            let keep = Set(recent.joined())
-            values = values.filter { keep.contains($0.key) }
-        }
-        values.merge(changed) { _, decided in decided }
-    }
-}
-
 /// A batch decided by an ``AppendPlanner``, to be written with ``EventLog/write(_:then:on:)``.
 package struct DecidedAppend: Sendable {
     let events: [NewEvent]

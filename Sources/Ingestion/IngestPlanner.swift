@@ -14,14 +14,14 @@ import Projections
 package final class IngestPlanner {
     private let planner: AppendPlanner
     /// Every terminal seen, with its binding as the decided batches leave it; nil when it has none.
-    private var bindings: DecidedState<String, TerminalBinding?>
+    private var bindings: DecidedBindings
 
     /// - Parameters:
     ///   - inFlight: how many decided batches may be uncommitted while the next is decided.
-    ///   - capacity: how many stream heads, and how many terminals' bindings, to keep (see ``DecidedState``).
+    ///   - capacity: how many stream heads, and how many terminals' bindings, to keep (see ``DecidedBindings``).
     package init(inFlight: Int = 2, capacity: Int = 500_000) {
         planner = AppendPlanner(inFlight: inFlight, capacity: capacity)
-        bindings = DecidedState(inFlight: inFlight, capacity: capacity)
+        bindings = DecidedBindings(inFlight: inFlight, capacity: capacity)
     }
 
     /// Decides `batch` as the next one, reading what it needs on `reader`, a connection outside any append.
@@ -49,6 +49,43 @@ package final class IngestPlanner {
             if let binding = bindings[terminal] ?? nil { known[terminal] = binding }
         }
         return known
+    }
+}
+
+/// The terminals' bindings a planner knows: read once, then as each decided batch leaves them. Past `capacity`
+/// terminals it forgets all but those the last `inFlight` batches changed, which the database may not show yet; a
+/// forgotten binding is read again. (Of this module's own types, so that its lookups are compiled for them, not
+/// through the dictionary's generic code.)
+private struct DecidedBindings {
+    /// Per terminal, its binding; nil when it has none.
+    private var values: [String: TerminalBinding?] = [:]
+    /// The terminals each of the last `inFlight` decided batches changed, newest last.
+    private var recent: [[String]] = []
+    private let inFlight: Int
+    private let capacity: Int
+
+    init(inFlight: Int, capacity: Int) {
+        self.inFlight = max(1, inFlight)
+        self.capacity = max(1, capacity)
+    }
+
+    /// The terminal's binding when it is known (nil inside when it has none); nil when it is not.
+    subscript(terminal: String) -> TerminalBinding?? { values[terminal] }
+
+    /// Bindings read from the database; one already known, which a decided batch left, stays.
+    mutating func learn(_ read: [String: TerminalBinding?]) {
+        values.merge(read) { known, _ in known }
+    }
+
+    /// The bindings a decided batch leaves.
+    mutating func decided(_ changed: [String: TerminalBinding?]) {
+        recent.append(Array(changed.keys))
+        if recent.count > inFlight { recent.removeFirst() }
+        if values.count > capacity {
+            let keep = Set(recent.joined())
+            values = values.filter { keep.contains($0.key) }
+        }
+        values.merge(changed) { _, decided in decided }
     }
 }
 
