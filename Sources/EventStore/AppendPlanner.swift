@@ -99,13 +99,11 @@ struct KnownStreamHeads {
     private var slotOf: [String: Int] = [:]
     /// Per slot: its stream's head, nil while not known.
     private var heads: [StreamHead?] = []
-    /// The streams of each of the last `inFlight` batches, newest last.
-    private var recent: [[String]] = []
-    private let inFlight: Int
+    private var recent: RecentKeys<String>
     private let capacity: Int
 
     init(inFlight: Int, capacity: Int) {
-        self.inFlight = max(1, inFlight)
+        recent = RecentKeys(inFlight: inFlight)
         self.capacity = max(1, capacity)
     }
 
@@ -113,8 +111,7 @@ struct KnownStreamHeads {
     /// until the next call.
     mutating func slots(of streams: [String]) -> [Int] {
         if slotOf.count + streams.count > capacity { forgetAllButRecent() }
-        recent.append(streams)
-        if recent.count > inFlight { recent.removeFirst() }
+        recent.add(streams)
         return streams.map { stream in
             let slot = slotOf.value(of: stream, storingIfAbsent: heads.count)
             if slot == heads.count { heads.append(nil) }
@@ -131,7 +128,7 @@ struct KnownStreamHeads {
 
     /// Keeps the streams of the last batches only, in new slots.
     private mutating func forgetAllButRecent() {
-        let kept = recent.joined().compactMap { stream in slotOf[stream].map { (stream, heads[$0]) } }
+        let kept = recent.keys.compactMap { stream in slotOf[stream].map { (stream, heads[$0]) } }
         slotOf.removeAll(keepingCapacity: true)
         heads.removeAll(keepingCapacity: true)
         for (stream, head) in kept where slotOf[stream] == nil {
@@ -139,6 +136,27 @@ struct KnownStreamHeads {
             heads.append(head)
         }
     }
+}
+
+/// The keys (streams, terminals) each of a planner's last `inFlight` decided batches changed, which the database may
+/// not show yet: what it keeps when it forgets the rest.
+package struct RecentKeys<Key: Hashable & Sendable>: Sendable {
+    /// Per batch, newest last.
+    private var batches: [[Key]] = []
+    private let inFlight: Int
+
+    package init(inFlight: Int) {
+        self.inFlight = max(1, inFlight)
+    }
+
+    /// The keys of the batch decided now; past `inFlight` batches, the oldest one's are forgotten.
+    package mutating func add(_ keys: [Key]) {
+        batches.append(keys)
+        if batches.count > inFlight { batches.removeFirst() }
+    }
+
+    /// The keys of the batches kept, oldest first; a key changed by two of them comes twice.
+    package var keys: FlattenSequence<[[Key]]> { batches.joined() }
 }
 
 /// A batch decided by an ``AppendPlanner``, to be written with ``EventLog/write(_:then:on:)``.

@@ -59,13 +59,11 @@ package final class IngestPlanner {
 private struct DecidedBindings {
     /// Per terminal, its binding; nil when it has none.
     private var values: [String: TerminalBinding?] = [:]
-    /// The terminals each of the last `inFlight` decided batches changed, newest last.
-    private var recent: [[String]] = []
-    private let inFlight: Int
+    private var recent: RecentKeys<String>
     private let capacity: Int
 
     init(inFlight: Int, capacity: Int) {
-        self.inFlight = max(1, inFlight)
+        recent = RecentKeys(inFlight: inFlight)
         self.capacity = max(1, capacity)
     }
 
@@ -79,10 +77,9 @@ private struct DecidedBindings {
 
     /// The bindings a decided batch leaves.
     mutating func decided(_ changed: [String: TerminalBinding?]) {
-        recent.append(Array(changed.keys))
-        if recent.count > inFlight { recent.removeFirst() }
+        recent.add(Array(changed.keys))
         if values.count > capacity {
-            let keep = Set(recent.joined())
+            let keep = Set(recent.keys)
             values = values.filter { keep.contains($0.key) }
         }
         values.merge(changed) { _, decided in decided }
