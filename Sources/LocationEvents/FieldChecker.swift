@@ -84,25 +84,28 @@ struct FieldChecker {
         _ value: JSONRecord.Value?, _ name: @autoclosure () -> String, at prefix: String, required: Bool, maximumLength: Int?
     ) -> String? {
         guard let value = stringValue(value, name(), at: prefix, required: required) else { return nil }
-        let string = record.string(value)
-        // No more UTF-8 bytes than the limit means no more characters: count them only past it.
-        if let maximumLength, string.utf8.count > maximumLength, string.unicodeScalars.count > maximumLength {
+        if let maximumLength, isTooLong(value, maximumLength) {
             failTooLong(name(), at: prefix, maximumLength)
             return nil
         }
-        return string
+        return record.string(value)
     }
 
     /// An optional string member checked as ``string(_:_:at:required:maximumLength:)`` checks it, with the same
     /// errors, without making the string: for a member the server does not read, which the event's data keeps as sent.
     mutating func checkString<Member: KnownMember>(_ members: Members<Member>, _ member: Member, at prefix: String, maximumLength: Int) {
         guard let value = stringValue(members[member], member.name, at: prefix, required: false) else { return }
-        // Characters counted on the bytes in place (each starts with a byte that does not continue another), and only
-        // past the limit; a string with an escape, which is not its bytes in the input, as its text.
-        let tooLong = record.withUnescapedBytes(of: value) { bytes in
+        if isTooLong(value, maximumLength) { failTooLong(member.name, at: prefix, maximumLength) }
+    }
+
+    /// Whether a string value holds more than `maximumLength` characters (Unicode scalars). Counted on its bytes in
+    /// place, each character starting with a byte that does not continue another, and only past the limit: no more
+    /// UTF-8 bytes than the limit means no more characters. A string with an escape, which is not its bytes in the
+    /// input, is counted on its text.
+    private func isTooLong(_ value: JSONRecord.Value, _ maximumLength: Int) -> Bool {
+        record.withUnescapedBytes(of: value) { bytes in
             bytes.count > maximumLength && bytes.count(where: { $0 & 0xC0 != 0x80 }) > maximumLength
         } ?? (record.string(value).unicodeScalars.count > maximumLength)
-        if tooLong { failTooLong(member.name, at: prefix, maximumLength) }
     }
 
     /// A member's value when it is a string; nil when absent (an error when `required`) or of another kind (an error).
