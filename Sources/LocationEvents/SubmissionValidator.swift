@@ -18,7 +18,7 @@ public struct SubmissionValidator: Sendable {
     /// member twice gives its path / `duplicate_key`.
     /// - Parameter now: the server's clock, for the `in_future` check.
     public func validate(_ data: Data, now: Date) -> Result<Submission, ValidationFailure> {
-        switch decode(data, now: now, writingData: false, { _, _ in }) {
+        switch decode(data, now: now, { _, _ in }) {
         case .taken(let submission, _): .success(submission)
         case .refused(let failure, _, _): .failure(failure)
         }
@@ -28,28 +28,28 @@ public struct SubmissionValidator: Sendable {
     /// the submission as sent, as canonical JSON (keys in code point order, no white space, each number in its
     /// shortest form), less `expectedVersion`, with `eventId` in lower case.
     public func decode(_ data: Data, now: Date, writingDataInto eventData: inout CanonicalBytes) -> DecodedSubmission {
-        decode(data, now: now, writingData: true) { record, changes in
+        decode(data, now: now) { record, changes in
             record.writeCanonical(of: SubmissionFormat.top, changing: changes, into: &eventData)
         }
     }
 
     /// - Parameter writeData: writes the event's data of a taken submission, given its record and the members to
-    ///   write otherwise; called only when `writingData`.
+    ///   write otherwise.
     private func decode(
-        _ data: Data, now: Date, writingData: Bool, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
+        _ data: Data, now: Date, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
     ) -> DecodedSubmission {
         SubmissionFormat.format.withRecord(of: data) { read in
             switch read {
             case .failure(let error):
                 return .refused(ValidationFailure(errors: [FieldError(error)]), eventIdText: nil, type: nil)
             case .success(let record):
-                return decode(record, now: now, writingData: writingData, writeData)
+                return decode(record, now: now, writeData)
             }
         }
     }
 
     private func decode(
-        _ record: JSONRecord, now: Date, writingData: Bool, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
+        _ record: JSONRecord, now: Date, _ writeData: (JSONRecord, [(member: Int, value: String?)]) -> Void
     ) -> DecodedSubmission {
         guard record.documentKind == .object else {
             let message = "a submission must be a JSON object, not \(record.documentKind.typeName)"
@@ -89,13 +89,13 @@ public struct SubmissionValidator: Sendable {
         }
         let submission = Submission(eventId: eventId, expectedVersion: expectedVersion, actor: actor ?? Actor(), body: body)
         var numbers: FixNumbers?
-        if writingData, body.fix != nil {
+        if body.fix != nil {
             let fix = Members<FixMember>(record: record, object: SubmissionFormat.fix)
             numbers = FixNumbers(
                 latitude: fix[.lat].flatMap(record.canonicalNumber), longitude: fix[.lon].flatMap(record.canonicalNumber),
                 horizontalAccuracy: fix[.horizontalAccuracy].flatMap(record.canonicalNumber))
         }
-        if writingData { writeData(record, changes) }
+        writeData(record, changes)
         return .taken(submission, fixNumbers: numbers)
     }
 
@@ -269,12 +269,11 @@ public struct SubmissionValidator: Sendable {
     }
 }
 
-/// A submission read from its bytes (``SubmissionValidator/decode(_:now:)``): taken, with what the event stores of
+/// A submission read from its bytes (``SubmissionValidator/decode(_:now:writingDataInto:)``): taken, with what the event stores of
 /// it, or refused, with every problem found and what the bytes said of its id and type. An enumeration, so that the
 /// caller takes the submission out of it rather than copy it.
 public enum DecodedSubmission: Sendable {
-    /// - fixNumbers: the fix's numbers as sent, where they came canonical; nil without a fix, or when only
-    ///   validated.
+    /// - fixNumbers: the fix's numbers as sent, where they came canonical; nil without a fix.
     case taken(Submission, fixNumbers: FixNumbers?)
     /// - eventIdText: the `eventId` member as sent, when it is a string, for the answer.
     /// - type: the type the `type` member names, when it names one.
