@@ -89,7 +89,7 @@ public struct CanonicalObjectWriter: ~Copyable {
     /// A member whose value is an object, written by `members`.
     public mutating func object(_ name: StaticString, _ members: (inout CanonicalObjectWriter) -> Void) {
         self.name(name)
-        nestedObject(members)
+        Self.writeObject(into: &buffer, members)
     }
 
     /// A member whose value is an array of `count` objects, the one at each index written by `members`. (Not generic
@@ -99,13 +99,9 @@ public struct CanonicalObjectWriter: ~Copyable {
         buffer.append(UInt8(ascii: "["))
         for index in 0..<count {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            nestedObject { members(&$0, index) }
+            Self.writeObject(into: &buffer) { members(&$0, index) }
         }
         buffer.append(UInt8(ascii: "]"))
-    }
-
-    private mutating func nestedObject(_ members: (inout CanonicalObjectWriter) -> Void) {
-        Self.writeObject(into: &buffer, members)
     }
 
     /// Writes an object into `bytes`, replacing what they held, its members written by `members`.
