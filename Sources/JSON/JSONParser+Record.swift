@@ -1,0 +1,203 @@
+import Foundation
+
+/// Reading into a ``JSONRecord``: the members its format names into their values, everything else checked and let go.
+extension JSONParser {
+    /// Reads the document into `record`: the top object's members, and those of the objects of the format they
+    /// hold, into their values; everything else checked as JSON (as ``parseValue()`` does) and let go.
+    mutating func readRecord(into record: JSONRecord) throws {
+        skipWhitespace()
+        if current == UInt8(ascii: "{") {
+            try readRecordObject(0, into: record)
+            record.documentKind = .object
+        } else {
+            record.documentKind = Self.kind(of: try parseValue())
+        }
+        try expectEnd()
+    }
+
+    private static func kind(of value: JSONValue) -> JSONRecord.Value.Kind {
+        switch value {
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    /// An object of kind `kind`; as ``parseValue()`` reads one, with the same errors in the same order: a member named
+    /// twice is refused once the object is read, naming the first name given again.
+    private mutating func readRecordObject(_ kind: Int, into record: JSONRecord) throws {
+        let format = record.format
+        let object = format.objects[kind]
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        var seen: UInt64 = 0
+        var unknownSeen: [String] = []
+        var repeated: String?
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw expected("a member name") }
+            let (member, unknownName) = try recordMemberName(in: object, names: format.names)
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw expected("':'") }
+            index += 1
+            skipWhitespace()
+            do {
+                if let member {
+                    // A known member's name is taken only for an error: taken for every member, it cost a reference
+                    // counted and given back each time.
+                    if seen & (1 << member) != 0 { repeated = repeated ?? object.names[member] }
+                    seen |= 1 << member
+                    record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: record)
+                } else {
+                    // Names are the same by their code points, not by String's canonical equivalence.
+                    if unknownSeen.contains(where: { $0.utf8.elementsEqual(unknownName.utf8) }) {
+                        repeated = repeated ?? unknownName
+                    } else {
+                        unknownSeen.append(unknownName)
+                    }
+                    record.unknownMembers.append((kind, unknownName))
+                    _ = try parseValue()
+                }
+            } catch JSONValueError.duplicateKey(let path) {
+                throw JSONValueError.duplicateKey(path: JSONValueError.path(member.map { object.names[$0] } ?? unknownName, path))
+            }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                if let repeated { throw JSONValueError.duplicateKey(path: repeated) }
+                return
+            default:
+                throw expected("',' or '}'")
+            }
+        }
+    }
+
+    /// A member name: its member in `object`, or, for a name the object does not have, the name.
+    private mutating func recordMemberName(in object: JSONRecordFormat.Object, names: KnownNames) throws -> (Int?, String) {
+        let start = index + 1
+        let end = Self.plainRun(in: bytes, from: start).end
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 {
+                index = end + 1
+                return (object.members[place], "")
+            }
+        }
+        let name = try parseString()
+        var utf8 = name
+        let member = utf8.withUTF8 { text -> Int? in
+            guard let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 else { return nil }
+            return object.members[place]
+        }
+        return (member, member == nil ? name : "")
+    }
+
+    /// A member's value: an object of the format's kind `child` read as one, any other value as its kind, number and
+    /// span. Strings are checked as ``parseString()`` checks them, without making a `String`.
+    private mutating func readRecordValue(holding child: Int?, into record: JSONRecord) throws -> JSONRecord.Value {
+        guard let byte = current else { throw error("unexpected end of input") }
+        var value = JSONRecord.Value()
+        value.start = index
+        switch byte {
+        case UInt8(ascii: "{"):
+            if let child { try readRecordObject(child, into: record) } else { _ = try parseValue() }
+            value.kind = .object
+        case UInt8(ascii: "["):
+            _ = try parseValue()
+            value.kind = .array
+        case UInt8(ascii: "\""):
+            value.escaped = try checkString()
+            value.kind = .string
+        case UInt8(ascii: "t"):
+            try expect("true")
+            value.kind = .bool
+            value.bool = true
+        case UInt8(ascii: "f"):
+            try expect("false")
+            value.kind = .bool
+        case UInt8(ascii: "n"):
+            try expect("null")
+            value.kind = .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            value.number = try parseNumber()
+            value.kind = .number
+        default:
+            throw unexpected()
+        }
+        value.end = index
+        return value
+    }
+
+    /// Reads past a string, checked as ``parseString()`` checks it; whether it holds an escape. One without an escape
+    /// is checked in place; one with an escape is read as ``parseString()`` reads it.
+    private mutating func checkString() throws -> Bool {
+        let start = index + 1
+        let (end, ascii) = Self.plainRun(in: bytes, from: start)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            if !ascii {
+                index = start
+                try checkUTF8(upTo: end)
+            }
+            index = end + 1
+            return false
+        }
+        if end < bytes.count, bytes[end] != UInt8(ascii: "\\") {
+            index = end
+            throw error("control character in a string")
+        }
+        _ = try parseString()
+        return true
+    }
+
+    /// Checks that the bytes from `index` to `end` are UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past
+    /// U+10FFFF), as `String(decoding:)` reading them unchanged would show.
+    private mutating func checkUTF8(upTo end: Int) throws {
+        let start = index
+        var offset = start
+        func continuation(_ at: Int) -> Bool { at < end && bytes[at] & 0xC0 == 0x80 }
+        while offset < end {
+            let lead = bytes[offset]
+            if lead < 0x80 {
+                offset += 1
+                continue
+            }
+            let valid: Bool
+            switch lead {
+            case 0xC2...0xDF:
+                valid = continuation(offset + 1)
+                if valid { offset += 2 }
+            case 0xE0...0xEF:
+                let second = offset + 1 < end ? bytes[offset + 1] : 0
+                let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                valid = (low...high).contains(second) && continuation(offset + 2)
+                if valid { offset += 3 }
+            case 0xF0...0xF4:
+                let second = offset + 1 < end ? bytes[offset + 1] : 0
+                let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                valid = (low...high).contains(second) && continuation(offset + 2) && continuation(offset + 3)
+                if valid { offset += 4 }
+            default:
+                valid = false
+            }
+            guard valid else {
+                // Where parseString reports it: at the string's end, as it checks the whole run at once.
+                index = end
+                throw error("invalid UTF-8 in a string")
+            }
+        }
+    }
+}
