@@ -31,14 +31,8 @@ extension JSONParser {
     private mutating func readRecordObject(_ kind: Int, into record: JSONRecord) throws {
         let format = record.format
         let object = format.objects[kind]
-        try enter()
+        guard try enterObject() else { return }
         defer { depth -= 1 }
-        index += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
         var seen: UInt64 = 0
         var unknownSeen: [String] = []
         var repeated: String?
@@ -70,16 +64,9 @@ extension JSONParser {
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: JSONValueError.path(member.map { object.names[$0] } ?? unknownName, path))
             }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
+            if try objectEnds() {
                 if let repeated { throw JSONValueError.duplicateKey(path: repeated) }
                 return
-            default:
-                throw expected("',' or '}'")
             }
         }
     }

@@ -18,14 +18,8 @@ extension JSONParser {
     /// go on through is read the same way one level down, and every other member is checked and skipped.
     private mutating func readObject(_ shape: JSONShape, level levelIndex: Int, into values: inout [JSONValue?]) throws {
         let level = shape.levels[levelIndex]
-        try enter()
+        guard try enterObject() else { return }
         defer { depth -= 1 }
-        index += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }

@@ -141,15 +141,40 @@ struct JSONParser {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
     }
 
-    private mutating func parseObject() throws -> JSONValue {
+    /// Past the white space after an object's member: true at the object's `}`, false at a `,` before the next member
+    /// (either read); anything else is an error.
+    mutating func objectEnds() throws -> Bool {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case UInt8(ascii: "}"):
+            index += 1
+            return true
+        default:
+            throw expected("',' or '}'")
+        }
+    }
+
+    /// Steps into the object at `{`, a level deeper (``enter()``), past the `{` and any white space. False when the
+    /// object is empty: it is then read to its `}` and the level left again. True: the caller leaves the level
+    /// (`depth -= 1`) once done with the object's members.
+    mutating func enterObject() throws -> Bool {
         try enter()
-        defer { depth -= 1 }
         index += 1
         skipWhitespace()
-        if current == UInt8(ascii: "}") {
+        guard current != UInt8(ascii: "}") else {
             index += 1
-            return .object(JSONObject())
+            depth -= 1
+            return false
         }
+        return true
+    }
+
+    private mutating func parseObject() throws -> JSONValue {
+        guard try enterObject() else { return .object(JSONObject()) }
+        defer { depth -= 1 }
         // Room for the members of a typical object up front: growing the array from empty showed in profiles.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(Self.expectedMembers)
@@ -179,16 +204,7 @@ struct JSONParser {
             } catch JSONValueError.duplicateKey(let path) {
                 throw JSONValueError.duplicateKey(path: JSONValueError.path(key, path))
             }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(try object(&members, namesFrom: firstName, escaped: escaped))
-            default:
-                throw expected("',' or '}'")
-            }
+            if try objectEnds() { return .object(try object(&members, namesFrom: firstName, escaped: escaped)) }
         }
     }
 
