@@ -143,6 +143,7 @@ struct JSONParser {
 
     /// Past the white space after an object's member: true at the object's `}`, false at a `,` before the next member
     /// (either read); anything else is an error.
+    @inline(__always)
     mutating func objectEnds() throws -> Bool {
         skipWhitespace()
         switch current {
@@ -160,6 +161,7 @@ struct JSONParser {
     /// Steps into the object at `{`, a level deeper (``enter()``), past the `{` and any white space. False when the
     /// object is empty: it is then read to its `}` and the level left again. True: the caller leaves the level
     /// (`depth -= 1`) once done with the object's members.
+    @inline(__always)
     mutating func enterObject() throws -> Bool {
         try enter()
         index += 1
