@@ -7,7 +7,7 @@ struct AppendPlan: Sendable {
     private let events: [NewEvent]
     private let stored: [UUID: StoredIdentity]
     private let streams: Streams
-    /// Per stream of `streams.names`, its head as the batch leaves it; nil while it has no event.
+    /// Per stream of `streams.keys`, its head as the batch leaves it; nil while it has no event.
     private(set) var streamHeads: [StreamHead?]
     /// The log's head as the batch leaves it.
     private(set) var logHead: LogHead
@@ -24,33 +24,35 @@ struct AppendPlan: Sendable {
     /// new head, and twice more to gather the heads to read.
     struct Streams: Sendable {
         /// In the order of their first events.
-        let names: [String]
-        /// Per event, the index of its stream in `names`.
+        let keys: [StreamKey]
+        /// Per event, the index of its stream in `keys`.
         let ofEvent: [Int]
 
         init(_ events: [NewEvent]) {
-            var index: [String: Int] = [:]
-            var names: [String] = []
+            var index: [StreamKey: Int] = [:]
+            var keys: [StreamKey] = []
             var ofEvent: [Int] = []
             index.reserveCapacity(events.count)
-            names.reserveCapacity(events.count)
+            keys.reserveCapacity(events.count)
             ofEvent.reserveCapacity(events.count)
             for event in events {
-                let stream = event.stream
-                let found = index.value(of: stream, storingIfAbsent: names.count)
+                let stream = StreamKey(event.stream)
+                let found = index.value(of: stream, storingIfAbsent: keys.count)
                 ofEvent.append(found)
-                if found == names.count { names.append(stream) }
+                if found == keys.count { keys.append(stream) }
             }
-            self.names = names
+            self.keys = keys
             self.ofEvent = ofEvent
         }
+
+        var names: [String] { keys.map(\.name) }
     }
 
     /// - Parameters:
-    ///   - heads: per stream of `streams.names`, its head before the batch; nil for a stream without events.
+    ///   - heads: per stream of `streams.keys`, its head before the batch; nil for a stream without events.
     ///   - logHead: the log's head before the batch.
     init(events: [NewEvent], streams: Streams, heads: [StreamHead?], stored: [UUID: StoredIdentity], after logHead: LogHead, recordedAt: Timestamp) {
-        precondition(heads.count == streams.names.count, "one head, or nil, per stream of the batch")
+        precondition(heads.count == streams.keys.count, "one head, or nil, per stream of the batch")
         self.events = events
         self.stored = stored
         self.streams = streams
@@ -63,13 +65,13 @@ struct AppendPlan: Sendable {
     init(events: [NewEvent], stored: [UUID: StoredIdentity], heads: [String: StreamHead], after logHead: LogHead, recordedAt: Timestamp) {
         let streams = Streams(events)
         self.init(
-            events: events, streams: streams, heads: streams.names.map { heads[$0] }, stored: stored, after: logHead,
+            events: events, streams: streams, heads: streams.keys.map { heads[$0.name] }, stored: stored, after: logHead,
             recordedAt: recordedAt)
     }
 
     /// The heads of the batch's streams as the batch leaves them (those with events).
     var heads: [(String, StreamHead)] {
-        zip(streams.names, streamHeads).compactMap { stream, head in head.map { (stream, $0) } }
+        zip(streams.keys, streamHeads).compactMap { stream, head in head.map { (stream.name, $0) } }
     }
 
     var hasFailures: Bool {

@@ -96,10 +96,10 @@ struct DecidedEvents: Sendable {
 /// far from the processor's caches twice. Past `capacity` streams it forgets all but those of the last `inFlight`
 /// batches, which the database may not show yet; a forgotten head is read again.
 struct KnownStreamHeads {
-    private var slotOf: [String: Int] = [:]
+    private var slotOf: [StreamKey: Int] = [:]
     /// Per slot: its stream's head, nil while not known.
     private var heads: [StreamHead?] = []
-    private var recent: RecentKeys<String>
+    private var recent: RecentKeys<StreamKey>
     private let capacity: Int
 
     init(inFlight: Int, capacity: Int) {
@@ -109,7 +109,7 @@ struct KnownStreamHeads {
 
     /// The slots of a batch's streams, one each, in order; a stream not known yet gets a slot whose head is nil. Valid
     /// until the next call.
-    mutating func slots(of streams: [String]) -> [Int] {
+    mutating func slots(of streams: [StreamKey]) -> [Int] {
         if slotOf.count + streams.count > capacity { forgetAllButRecent() }
         recent.add(streams)
         return streams.map { stream in

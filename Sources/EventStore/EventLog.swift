@@ -56,7 +56,7 @@ public struct EventLog: Sendable {
             try lockAppends(on: transaction)
             let before = try head(on: transaction)
             let cached = cache?.heads(of: streams, whenHeadIs: before) ?? [:]
-            var plan = try plan(events, after: before, knownHeads: { $0.map { cached[$0] } }, on: transaction)
+            var plan = try plan(events, after: before, knownHeads: { $0.map { cached[$0.name] } }, on: transaction)
             let rule = try hooks?.rules(for: events, on: transaction) ?? { _ in nil }
             plan.decide(rule)
             if atomic && plan.hasFailures {
@@ -143,15 +143,15 @@ public struct EventLog: Sendable {
     /// yet) on top.
     /// - Parameter knownHeads: given the batch's streams, each once, the head of each, nil where it is not known.
     func plan(
-        _ events: [NewEvent], after logHead: LogHead, knownHeads: ([String]) -> [StreamHead?],
+        _ events: [NewEvent], after logHead: LogHead, knownHeads: ([StreamKey]) -> [StreamHead?],
         alsoStored: [DecidedEvents] = [], on connection: Connection
     ) throws -> AppendPlan {
         let streams = AppendPlan.Streams(events)
-        var heads = knownHeads(streams.names)
-        let unseen = Set(zip(streams.names, heads).compactMap { stream, head in head == nil ? stream : nil })
+        var heads = knownHeads(streams.keys)
+        let unseen = Set(zip(streams.keys, heads).compactMap { stream, head in head == nil ? stream.name : nil })
         if !unseen.isEmpty {
             let read = try streamHeads(unseen, on: connection)
-            for index in heads.indices where heads[index] == nil { heads[index] = read[streams.names[index]] }
+            for index in heads.indices where heads[index] == nil { heads[index] = read[streams.keys[index].name] }
         }
         var stored = try storedEvents(ids: events.map(\.eventId), on: connection)
         // Only this batch's ids are looked up in the batches not committed yet, newest last so that it wins:

@@ -43,6 +43,19 @@ struct AppendPlanTests {
         #expect(plan.heads.map { "\($0.0)@\($0.1.version):\($0.1.position)" } == ["a-1@6:12", "b-1@1:13"])
     }
 
+    @Test("a stream's key is its name: equal for the same name however it was made, apart for names of the same length")
+    func streamKeys() {
+        let built = String(decoding: Array("terminal-T000001".utf8), as: UTF8.self)
+        #expect(StreamKey("terminal-T000001") == StreamKey(built))
+        #expect(StreamKey("terminal-T000001").hashValue == StreamKey(built).hashValue)
+        #expect(StreamKey("terminal-T000001") != StreamKey("terminal-T000002"))
+        var slots: [StreamKey: Int] = [:]
+        for index in 0..<10_000 { slots[StreamKey("terminal-T\(index)")] = index }
+        #expect(slots.count == 10_000)
+        #expect((0..<10_000).allSatisfy { (index: Int) in slots[StreamKey("terminal-T\(index)")] == index })
+        #expect(slots[StreamKey("terminal-T10000")] == nil)
+    }
+
     @Test("timestamps keep whole microseconds through Date")
     func timestampRoundTrip() {
         let stamp = Timestamp(Date(timeIntervalSince1970: 1_764_410_400.123456))
