@@ -101,6 +101,12 @@ public enum ProviderErrorCatalogue {
         let provider: Provider
         let platform: Platform?
         let code: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(case: provider)
+            hasher.combine(case: platform)
+            hasher.combine(code)
+        }
     }
 
     private static let entries: [Key: ProviderErrorEntry] = {

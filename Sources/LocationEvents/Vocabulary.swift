@@ -126,3 +126,13 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
     /// How the projections and reports write a platform: its raw value, `unknown` for nil.
     public static func text(_ platform: Platform?) -> String { platform?.rawValue ?? "unknown" }
 }
+
+extension Hasher {
+    /// Feeds a one-byte value by its byte: a value of the vocabulary (an enum without payloads), or an optional one, by
+    /// the byte that tells its cases apart. `combine` of a `String`-backed enum hashes its text (the standard library's
+    /// `RawRepresentable` hashing), which cost the keys counting a batch's fixes a string hash each.
+    public mutating func combine<Value>(case value: Value) {
+        precondition(MemoryLayout<Value>.size <= 1, "a value hashed by its byte is an enum without payloads")
+        withUnsafeBytes(of: value) { combine(bytes: $0) }
+    }
+}

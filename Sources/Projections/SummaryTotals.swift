@@ -44,6 +44,7 @@ struct SummaryTotals {
         let type, app, provider: Text
     }
 
+    /// The keys' values of the vocabulary are hashed by their cases (``Hasher/combine(case:)``).
     private struct FixDayKey: Hashable {
         let day: Int
         let provider: Provider
@@ -51,6 +52,15 @@ struct SummaryTotals {
         let accuracy: AccuracyClass
         let authorization: AccuracyAuthorization
         let claimMismatch: Bool
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(day)
+            hasher.combine(case: provider)
+            hasher.combine(app)
+            hasher.combine(case: accuracy)
+            hasher.combine(case: authorization)
+            hasher.combine(claimMismatch)
+        }
     }
 
     private struct BucketKey: Hashable {
@@ -58,6 +68,13 @@ struct SummaryTotals {
         let platform: Platform?
         let app: Text
         let bucket: Int64
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(case: provider)
+            hasher.combine(case: platform)
+            hasher.combine(app)
+            hasher.combine(bucket)
+        }
     }
 
     private struct EntityKey: Hashable {
