@@ -112,26 +112,27 @@ struct SummaryTotals {
         }
     }
 
-    /// An entity's newest fix of any quality, and its newest precise one when it has one.
+    /// An entity's newest fix of any quality, and its newest precise one when it has one; neither before its first.
+    /// Empty to start with, so that a dictionary's default for an entity not counted yet captures nothing: a default
+    /// made from the fix was a closure holding it, allocated for every fix.
     private struct Kept {
-        var any: Newest
+        var any: Newest?
         var precise: Newest?
-
-        /// The first fix of an entity.
-        init(_ newest: Newest, precise: Bool) {
-            any = newest
-            self.precise = precise ? newest : nil
-        }
 
         /// Keeps `newest` where it is newer than what is kept; as the newest precise fix only when it is `precise`.
         mutating func keep(_ newest: Newest, precise: Bool) {
-            if newest.isNewer(than: any) { any = newest }
-            if precise, self.precise.map(newest.isNewer) ?? true { self.precise = newest }
+            Self.keep(newest, in: &any)
+            if precise { Self.keep(newest, in: &self.precise) }
         }
 
         mutating func keep(_ other: Kept) {
-            keep(other.any, precise: false)
+            if let any = other.any { keep(any, precise: false) }
             if let precise = other.precise { keep(precise, precise: true) }
+        }
+
+        private static func keep(_ newest: Newest, in kept: inout Newest?) {
+            if let current = kept, !newest.isNewer(than: current) { return }
+            kept = newest
         }
     }
 
@@ -140,7 +141,7 @@ struct SummaryTotals {
         var rows: [(key: EntityKey, quality: String, newest: Newest)] = []
         rows.reserveCapacity(latest.count * 2)
         for (key, kept) in latest {
-            rows.append((key, "any", kept.any))
+            if let any = kept.any { rows.append((key, "any", any)) }
             if let precise = kept.precise { rows.append((key, "precise", precise)) }
         }
         return rows
@@ -169,9 +170,9 @@ struct SummaryTotals {
             guard Self.keepsLatestFix(of: event), let capturedAt = event.capturedAt else { continue }
             let newest = Newest(capturedAt: capturedAt, eventId: event.eventId, position: event.position, fix: fix, app: event.app)
             let precise = fix.accuracy == .precise
-            // One lookup of the entity: one not counted yet takes `newest` as it is, which is not newer than itself.
+            // One lookup of the entity.
             let entity = EntityKey(kind: Text(event.entityKind), id: Text(event.entityId))
-            latest[entity, default: Kept(newest, precise: precise)].keep(newest, precise: precise)
+            latest[entity, default: Kept()].keep(newest, precise: precise)
         }
     }
 
@@ -191,7 +192,7 @@ struct SummaryTotals {
         daily.merge(other.daily, uniquingKeysWith: +)
         fixDays.merge(other.fixDays, uniquingKeysWith: +)
         buckets.merge(other.buckets) { ($0.fixes + $1.fixes, $0.mismatches + $1.mismatches) }
-        for (key, kept) in other.latest { latest[key, default: kept].keep(kept) }
+        for (key, kept) in other.latest { latest[key, default: Kept()].keep(kept) }
     }
 
     /// The totals of several, merged into the one with the most rows.
