@@ -48,7 +48,7 @@ extension JSONParser {
                 if let member {
                     // A known member's name is taken only for an error: taken for every member, it cost a reference
                     // counted and given back each time.
-                    if seen & (1 << member) != 0 { repeated = repeated ?? object.names[member] }
+                    if seen & (1 << member) != 0 { repeated = repeated ?? format.memberNames[kind][member] }
                     seen |= 1 << member
                     record.values[object.first + member] = try readRecordValue(holding: object.children[member], into: record)
                 } else {
@@ -62,7 +62,7 @@ extension JSONParser {
                     _ = try parseValue()
                 }
             } catch JSONValueError.duplicateKey(let path) {
-                throw JSONValueError.duplicateKey(path: JSONValueError.path(member.map { object.names[$0] } ?? unknownName, path))
+                throw JSONValueError.duplicateKey(path: JSONValueError.path(member.map { format.memberNames[kind][$0] } ?? unknownName, path))
             }
             if try objectEnds() {
                 if let repeated { throw JSONValueError.duplicateKey(path: repeated) }

@@ -3,34 +3,35 @@ import Foundation
 /// The objects of a record format: for each kind of object, its member names, and which members hold an object of
 /// another kind. A document is read against it straight into a ``JSONRecord``: a value per member the format names,
 /// as a kind, a number and a span of the input, without a tree and without a `String` per value.
-public final class JSONRecordFormat: Sendable {
-    /// One kind of object of the format. A class, so that a reader holds one reference to it.
-    final class Object: Sendable {
-        let names: [String]
+///
+/// What the reader and the writer look at for every member is kept in buffers the format allocates once and never
+/// changes (hence `@unchecked Sendable`), read through ``Object``s of plain values: taken from arrays of a class, each
+/// read counted a reference to the array and gave it back, some 60 a document, on a format every thread shares.
+public final class JSONRecordFormat: @unchecked Sendable {
+    /// One kind of object of the format, as the reader and the writer see it: views of the format's buffers, valid
+    /// while the format lives.
+    struct Object {
         /// Per member: the kind of object it holds, when it holds one of the format.
-        let children: [Int?]
+        let children: UnsafeBufferPointer<Int?>
         /// The members in canonical order (names in code point order), as canonical JSON writes them.
-        let canonicalOrder: [Int]
+        let canonicalOrder: UnsafeBufferPointer<Int>
         /// Per name of the format (``JSONRecordFormat/names``'s places): its member here, -1 when it has none.
-        let members: [Int]
+        let members: UnsafeBufferPointer<Int>
         /// Where the object's values start in a record's values.
         let first: Int
         /// Per member, `"name":` as canonical JSON writes it, one after another in `quotedNames`.
-        let quotedNames: [UInt8]
-        let quotedRanges: [Range<Int>]
+        let quotedNames: UnsafeBufferPointer<UInt8>
+        let quotedRanges: UnsafeBufferPointer<Range<Int>>
 
-        init(
-            names: [String], children: [Int?], canonicalOrder: [Int], members: [Int], first: Int, quotedNames: [UInt8],
-            quotedRanges: [Range<Int>]
-        ) {
-            (self.names, self.children, self.canonicalOrder, self.members) = (names, children, canonicalOrder, members)
-            (self.first, self.quotedNames, self.quotedRanges) = (first, quotedNames, quotedRanges)
+        /// Member `member`'s `"name":`.
+        func quotedName(_ member: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: quotedNames[quotedRanges[member]])
         }
     }
 
-    let objects: [Object]
-    /// Per kind of object, ``Object/first``: read without copying the object's description.
-    let firsts: [Int]
+    let objects: UnsafeBufferPointer<Object>
+    /// Per kind of object, its members' names, in the order given: for errors and ``JSONRecord/names(of:)``.
+    let memberNames: [[String]]
     let names: KnownNames
     let valueCount: Int
 
@@ -57,16 +58,34 @@ public final class JSONRecordFormat: Sendable {
                 ranges.append(start..<quoted.count)
             }
             built.append(Object(
-                names: members.map(\.name), children: members.map(\.object), canonicalOrder: order, members: places, first: first,
-                quotedNames: quoted, quotedRanges: ranges))
+                children: Self.buffer(members.map(\.object)), canonicalOrder: Self.buffer(order), members: Self.buffer(places),
+                first: first, quotedNames: Self.buffer(quoted), quotedRanges: Self.buffer(ranges)))
             first += members.count
         }
         let held = objects.flatMap { $0.compactMap(\.object) }
         precondition(Set(held).count == held.count && !held.contains(0), "each kind of object is held by one member")
-        self.objects = built
-        firsts = built.map(\.first)
+        self.objects = Self.buffer(built)
+        memberNames = objects.map { $0.map(\.name) }
         names = allNames
         valueCount = first
+    }
+
+    deinit {
+        for object in objects {
+            object.children.deallocate()
+            object.canonicalOrder.deallocate()
+            object.members.deallocate()
+            object.quotedNames.deallocate()
+            object.quotedRanges.deallocate()
+        }
+        objects.deallocate()
+    }
+
+    /// A buffer of the format's own holding `elements`, freed with the format.
+    private static func buffer<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
+        return UnsafeBufferPointer(buffer)
     }
 
     /// Reads `data` against the format and gives `body` the record, or why the bytes are not JSON (as
@@ -149,19 +168,19 @@ public final class JSONRecord {
 
     /// The value of member `member` of the object of kind `object`.
     public subscript(object: Int, member: Int) -> Value {
-        values[format.firsts[object] + member]
+        values[format.objects[object].first + member]
     }
 
     /// The names of the members of the object of kind `object`, in the order given to the format.
     public func names(of object: Int) -> [String] {
-        format.objects[object].names
+        format.memberNames[object]
     }
 
     /// The members given in the object of kind `object`, JSON null included: bit `n` for member `n`.
     public func givenMembers(of object: Int) -> UInt64 {
-        let first = format.firsts[object]
+        let first = format.objects[object].first
         var given: UInt64 = 0
-        for member in 0..<format.objects[object].names.count where values[first + member].kind != .absent {
+        for member in 0..<format.memberNames[object].count where values[first + member].kind != .absent {
             given |= 1 << member
         }
         return given
@@ -215,7 +234,7 @@ public final class JSONRecord {
             if case .some(.none) = replacement { continue }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            object.quotedNames.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[object.quotedRanges[member]])) }
+            out.append(object.quotedName(member))
             if let replacement, let text = replacement {
                 write(string: text, into: &out)
                 continue
