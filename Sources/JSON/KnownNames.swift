@@ -1,6 +1,9 @@
 /// Member names a reader expects (``JSONRecordFormat``), found by the bytes of a name spelled with exactly these bytes
 /// (no escape), without making a `String` of it: making a `String` of a name cost more than reading the name.
-final class KnownNames: Sendable {
+///
+/// The table is kept in buffers allocated once and never changed (hence `@unchecked Sendable`): read from arrays of a
+/// class, every lookup counted a reference to each array and gave it back.
+final class KnownNames: @unchecked Sendable {
     /// A place in an open-addressed table (linear probing): a name's ``JSONObject/head(_:)``, its UTF-8 length (0 for
     /// an empty slot), and where its bytes start in `bytes`.
     private struct Slot {
@@ -9,13 +12,13 @@ final class KnownNames: Sendable {
         var start = 0
     }
 
-    private let slots: [Slot]
+    private let slots: UnsafeBufferPointer<Slot>
     /// The place of each slot's name among the names given (the first of each given twice), -1 for an empty slot.
-    private let places: [Int]
+    private let places: UnsafeBufferPointer<Int>
     /// The names given, the first of each given twice, in order.
     let given: [String]
     /// The names' UTF-8, one after another.
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     /// There are `mask + 1` slots, a power of two, at least twice as many as there are names.
     private let mask: Int
 
@@ -37,11 +40,23 @@ final class KnownNames: Sendable {
             places[slot] = place
             bytes.append(contentsOf: name.utf8)
         }
-        self.slots = slots
-        self.places = places
+        self.slots = Self.buffer(slots)
+        self.places = Self.buffer(places)
         self.given = unique
-        self.bytes = bytes
+        self.bytes = Self.buffer(bytes)
         mask = size - 1
+    }
+
+    deinit {
+        slots.deallocate()
+        places.deallocate()
+        bytes.deallocate()
+    }
+
+    private static func buffer<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
+        return UnsafeBufferPointer(buffer)
     }
 
     private static func slot(head: UInt64, count: Int) -> Int {
