@@ -58,19 +58,21 @@ public final class JSONRecordFormat: @unchecked Sendable {
                 ranges.append(start..<quoted.count)
             }
             built.append(Object(
-                children: Self.buffer(members.map(\.object)), canonicalOrder: Self.buffer(order), members: Self.buffer(places),
-                first: first, quotedNames: Self.buffer(quoted), quotedRanges: Self.buffer(ranges)))
+                children: UnsafeBufferPointer(copying: members.map(\.object)), canonicalOrder: UnsafeBufferPointer(copying: order),
+                members: UnsafeBufferPointer(copying: places), first: first, quotedNames: UnsafeBufferPointer(copying: quoted),
+                quotedRanges: UnsafeBufferPointer(copying: ranges)))
             first += members.count
         }
         let held = objects.flatMap { $0.compactMap(\.object) }
         precondition(Set(held).count == held.count && !held.contains(0), "each kind of object is held by one member")
-        self.objects = Self.buffer(built)
+        self.objects = UnsafeBufferPointer(copying: built)
         memberNames = objects.map { $0.map(\.name) }
         names = allNames
         valueCount = first
     }
 
     deinit {
+        // The buffers are the format's own (``UnsafeBufferPointer/init(copying:)``).
         for object in objects {
             object.children.deallocate()
             object.canonicalOrder.deallocate()
@@ -79,13 +81,6 @@ public final class JSONRecordFormat: @unchecked Sendable {
             object.quotedRanges.deallocate()
         }
         objects.deallocate()
-    }
-
-    /// A buffer of the format's own holding `elements`, freed with the format.
-    private static func buffer<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
-        _ = buffer.initialize(from: elements)
-        return UnsafeBufferPointer(buffer)
     }
 
     /// Reads `data` against the format and gives `body` the record, or why the bytes are not JSON (as

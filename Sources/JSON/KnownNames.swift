@@ -40,10 +40,10 @@ final class KnownNames: @unchecked Sendable {
             places[slot] = place
             bytes.append(contentsOf: name.utf8)
         }
-        self.slots = Self.buffer(slots)
-        self.places = Self.buffer(places)
+        self.slots = UnsafeBufferPointer(copying: slots)
+        self.places = UnsafeBufferPointer(copying: places)
         self.given = unique
-        self.bytes = Self.buffer(bytes)
+        self.bytes = UnsafeBufferPointer(copying: bytes)
         mask = size - 1
     }
 
@@ -51,12 +51,6 @@ final class KnownNames: @unchecked Sendable {
         slots.deallocate()
         places.deallocate()
         bytes.deallocate()
-    }
-
-    private static func buffer<Element>(_ elements: [Element]) -> UnsafeBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
-        _ = buffer.initialize(from: elements)
-        return UnsafeBufferPointer(buffer)
     }
 
     private static func slot(head: UInt64, count: Int) -> Int {
@@ -87,5 +81,15 @@ final class KnownNames: @unchecked Sendable {
             offset += 1
         }
         return true
+    }
+}
+
+extension UnsafeBufferPointer {
+    /// A buffer of its own holding a copy of `elements`, for a table built once and read for every document
+    /// (``KnownNames``, ``JSONRecordFormat``); its owner frees it with `deallocate()`.
+    init(copying elements: [Element]) {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
+        self.init(buffer)
     }
 }
