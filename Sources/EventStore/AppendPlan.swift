@@ -44,8 +44,6 @@ struct AppendPlan: Sendable {
             self.keys = keys
             self.ofEvent = ofEvent
         }
-
-        var names: [String] { keys.map(\.name) }
     }
 
     /// - Parameters:

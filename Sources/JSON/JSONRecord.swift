@@ -6,7 +6,7 @@ import Foundation
 ///
 /// What the reader and the writer look at for every member is kept in buffers the format allocates once and never
 /// changes (hence `@unchecked Sendable`), read through ``Object``s of plain values: taken from arrays of a class, each
-/// read counted a reference to the array and gave it back, some 60 a document, on a format every thread shares.
+/// read counted a reference to the array and gave it back, on a format every thread shares.
 public final class JSONRecordFormat: @unchecked Sendable {
     /// One kind of object of the format, as the reader and the writer see it: views of the format's buffers, valid
     /// while the format lives.
