@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions the ingest's client spends per event, as callgrind counts them (deterministic, whatever else runs):
+# Instructions the ingest's client spends per event, as callgrind counts them (nearly the same from run to run on a
+# quiet machine; under other load, the threads' waiting for each other changes the count):
 # `geoledger ingest` of the bench's workload of SMALL and of LARGE events, each into a fresh database, under
 # callgrind; the difference of the two totals over the difference of the lines leaves out what a run costs once
 # (start-up, connections, migrations' check, the boundary index).
