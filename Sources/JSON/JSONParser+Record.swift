@@ -75,19 +75,14 @@ extension JSONParser {
     private mutating func recordMemberName(in object: JSONRecordFormat.Object, names: KnownNames) throws -> (Int?, String) {
         let start = index + 1
         let end = Self.plainRun(in: bytes, from: start).end
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            if let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 {
-                index = end + 1
-                return (object.members[place], "")
-            }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+           let member = object.member(named: UnsafeBufferPointer(rebasing: bytes[start..<end]), in: names) {
+            index = end + 1
+            return (member, "")
         }
         let name = try parseString()
         var utf8 = name
-        let member = utf8.withUTF8 { text -> Int? in
-            guard let place = names.place(of: text, head: JSONObject.head(text)), object.members[place] >= 0 else { return nil }
-            return object.members[place]
-        }
+        let member = utf8.withUTF8 { object.member(named: $0, in: names) }
         return (member, member == nil ? name : "")
     }
 

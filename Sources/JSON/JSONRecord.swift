@@ -27,6 +27,12 @@ public final class JSONRecordFormat: @unchecked Sendable {
         func quotedName(_ member: Int) -> UnsafeBufferPointer<UInt8> {
             UnsafeBufferPointer(rebasing: quotedNames[quotedRanges[member]])
         }
+
+        /// The member named by the UTF-8 `text`; nil when the object has none of that name.
+        func member(named text: UnsafeBufferPointer<UInt8>, in names: KnownNames) -> Int? {
+            guard let place = names.place(of: text, head: JSONObject.head(text)), members[place] >= 0 else { return nil }
+            return members[place]
+        }
     }
 
     let objects: UnsafeBufferPointer<Object>
