@@ -102,32 +102,25 @@ public enum StoredMetadata {
         given: FixNumbers? = nil, into bytes: inout CanonicalBytes
     ) {
         CanonicalObjectWriter.write(into: &bytes) { writer in
-            write(submission, assessment: assessment, capturedAt: capturedAt, receivedAt: receivedAt, given: given, into: &writer)
-        }
-    }
-
-    private static func write(
-        _ submission: Submission, assessment: FixAssessment?, capturedAt: Timestamp?, receivedAt: String,
-        given: FixNumbers?, into writer: inout CanonicalObjectWriter
-    ) {
-        writer.string(.app, ifPresent: submission.actor.app)
-        capturedAt?.withText { writer.string(.capturedAt, utf8: $0) }
-        if let failure = submission.body.failure {
-            writer.object(.failure) { members in
-                let platform = submission.actor.resolvedPlatform
-                members.string(.failureCategory, failure.category(on: platform).rawValue)
-                members.string(
-                    .failureDescription,
-                    ProviderErrorCatalogue.description(provider: failure.provider, platform: platform, code: failure.errorCode))
-                members.number(.failureErrorCode, Double(failure.errorCode))
-                members.string(.failureProvider, failure.provider.rawValue)
+            writer.string(.app, ifPresent: submission.actor.app)
+            capturedAt?.withText { writer.string(.capturedAt, utf8: $0) }
+            if let failure = submission.body.failure {
+                writer.object(.failure) { members in
+                    let platform = submission.actor.resolvedPlatform
+                    members.string(.failureCategory, failure.category(on: platform).rawValue)
+                    members.string(
+                        .failureDescription,
+                        ProviderErrorCatalogue.description(provider: failure.provider, platform: platform, code: failure.errorCode))
+                    members.number(.failureErrorCode, Double(failure.errorCode))
+                    members.string(.failureProvider, failure.provider.rawValue)
+                }
             }
+            if let fix = submission.body.fix, let assessment {
+                writer.object(.fix) { members in write(fix, assessment, given: given ?? FixNumbers(), into: &members) }
+            }
+            writer.string(.receivedAt, receivedAt)
+            writer.number(.schema, Double(schema))
         }
-        if let fix = submission.body.fix, let assessment {
-            writer.object(.fix) { members in write(fix, assessment, given: given ?? FixNumbers(), into: &members) }
-        }
-        writer.string(.receivedAt, receivedAt)
-        writer.number(.schema, Double(schema))
     }
 
     /// The `fix` member: the assessment, with the inputs it was computed from.
