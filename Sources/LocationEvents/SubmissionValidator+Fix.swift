@@ -67,8 +67,8 @@ extension SubmissionValidator {
         checker.refuseUnknownMembers(of: SubmissionFormat.address, at: "fix.address", in: "an address")
         // Each part checked in the order messages list them; those the server reads are kept.
         var address = Address()
+        let (prefix, limit) = ("fix.address", limits.maximumAddressFieldLength)
         for member in AddressMember.allCases {
-            let (prefix, limit) = ("fix.address", limits.maximumAddressFieldLength)
             switch member {
             case .province: address.province = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
             case .adcode: address.adcode = checker.string(members, member, at: prefix, required: false, maximumLength: limit)

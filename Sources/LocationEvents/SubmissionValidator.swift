@@ -193,8 +193,8 @@ public struct SubmissionValidator: Sendable {
         checker.refuseUnknownMembers(of: SubmissionFormat.actor, at: "actor", in: "actor")
         var actor = Actor(platform: checker.enumeration(Platform.self, members, .platform, at: "actor", required: false))
         // Each part checked in the order messages list them; those the server reads are kept.
+        let (prefix, limit) = ("actor", limits.maximumActorFieldLength)
         for member in ActorMember.allCases {
-            let (prefix, limit) = ("actor", limits.maximumActorFieldLength)
             switch member {
             case .app: actor.app = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
             case .os: actor.os = checker.string(members, member, at: prefix, required: false, maximumLength: limit)
